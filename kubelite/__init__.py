@@ -1,0 +1,1 @@
+"""kubelite: a Kubernetes control plane in one Python process, on virtual time."""

@@ -1,0 +1,303 @@
+"""The resource registry: kind <-> resource, scope, subresources and verbs of every served type.
+
+Contract:
+- A :class:`ResourceInfo` is an immutable record of what upstream's discovery
+  (``kubectl api-resources -o wide``) says about one resource: plural, singular, short names,
+  scope, verbs, categories, subresources. Built-in kinds also carry their generated Struct and
+  the name of their definition in ``kubelite/api/openapi.json``; custom resources carry neither.
+- A :class:`Registry` is the one place that maps between the names a request can use: a URL's
+  ``(group, plural)``, an object's ``(apiVersion, kind)``, a Struct class, and kubectl's
+  free-form names (``po``, ``deploy``, ``deployments.apps``, ``Deployment``). Lookups raise
+  ``KeyError`` for unknown names; they never guess.
+- The registry is owned by whoever built it (the apiserver owns one per cluster and registers
+  CRDs in it); :data:`BUILTIN` is immutable and shared. Iteration order is registration order:
+  built-ins in :data:`BUILTIN` order, then custom resources as they were registered.
+- Subresource kinds follow upstream: ``pods/binding`` takes a core/v1 Binding, ``pods/eviction``
+  a policy/v1 Eviction, ``*/scale`` an autoscaling/v1 Scale, ``*/status`` the parent kind; see
+  :meth:`Registry.subresource`. Eviction and Scale are not top-level resources.
+
+Names, scopes and verbs follow the storage registrations under ``pkg/registry/*`` in
+kubernetes/kubernetes (``ShortNames()``, ``Categories()``, ``NamespaceScoped()``, which REST
+interfaces each storage implements), as ``kubectl api-resources -o wide`` reports them for 1.37.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import msgspec
+
+from kubelite.api import types as t
+from kubelite.api.types import K8sStruct
+
+__all__ = [
+    "BUILTIN",
+    "CREATE_ONLY",
+    "GET_PATCH_UPDATE",
+    "STANDARD_VERBS",
+    "Registry",
+    "ResourceInfo",
+    "SubresourceInfo",
+]
+
+STANDARD_VERBS = frozenset({"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"})
+# Namespaces cannot be deleted as a collection (their deletion is a finalizer-driven lifecycle).
+_NO_COLLECTION = STANDARD_VERBS - {"deletecollection"}
+CREATE_ONLY = frozenset({"create"})
+GET_PATCH_UPDATE = frozenset({"get", "patch", "update"})
+
+
+class ResourceInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """One served resource, as discovery describes it."""
+
+    group: str  # "" for the core group
+    version: str
+    kind: str
+    plural: str  # "pods"
+    singular: str  # "pod"
+    namespaced: bool
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()  # "all" makes `kubectl get all` include it
+    subresources: frozenset[str] = frozenset()
+    struct: type | None = None  # generated Struct class; None for custom resources
+    schema_ref: str | None = None  # definition name in openapi.json; None for custom resources
+    list_kind: str = ""  # "PodList"
+    verbs: frozenset[str] = STANDARD_VERBS
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def group_resource(self) -> str:
+        """``pods`` or ``deployments.apps``: upstream's schema.GroupResource.String()."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+
+class SubresourceInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A subresource of a resource: the kind its requests carry and the verbs it serves."""
+
+    name: str  # "status", "scale", ...
+    parent: ResourceInfo
+    group: str
+    version: str
+    kind: str
+    verbs: frozenset[str]
+    struct: type | None = None
+    schema_ref: str | None = None
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+def _schema_ref(cls: type) -> str:
+    """The openapi.json definition of a generated Struct: module ``core_v1`` -> ``io.k8s.api.core.v1``."""
+    module = cls.__module__.rsplit(".", 1)[-1]
+    if module == "meta_v1":
+        prefix = "io.k8s.apimachinery.pkg.apis.meta.v1"
+    elif module == "apiextensions_v1":
+        prefix = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1"
+    else:
+        group, version = module.rsplit("_", 1)
+        prefix = f"io.k8s.api.{group}.{version}"
+    return f"{prefix}.{cls.__name__}"
+
+
+def _builtin(
+    group: str,
+    version: str,
+    cls: type[K8sStruct],
+    plural: str,
+    *,
+    namespaced: bool = True,
+    short: tuple[str, ...] = (),
+    categories: tuple[str, ...] = (),
+    sub: tuple[str, ...] = (),
+    verbs: frozenset[str] = STANDARD_VERBS,
+) -> ResourceInfo:
+    kind = cls.__name__
+    return ResourceInfo(
+        group=group, version=version, kind=kind, plural=plural, singular=kind.lower(),
+        namespaced=namespaced, short_names=short, categories=categories, subresources=frozenset(sub),
+        struct=cls, schema_ref=_schema_ref(cls), list_kind=f"{kind}List", verbs=verbs,
+    )
+
+
+_ALL = ("all",)
+_STATUS = ("status",)
+_STATUS_SCALE = ("status", "scale")
+
+BUILTIN: tuple[ResourceInfo, ...] = (
+    # core/v1
+    _builtin("", "v1", t.Binding, "bindings", verbs=CREATE_ONLY),
+    _builtin("", "v1", t.ConfigMap, "configmaps", short=("cm",)),
+    _builtin("", "v1", t.Endpoints, "endpoints", short=("ep",)),
+    _builtin("", "v1", t.Event, "events", short=("ev",)),
+    _builtin("", "v1", t.Namespace, "namespaces", namespaced=False, short=("ns",), sub=("status", "finalize"),
+             verbs=_NO_COLLECTION),
+    _builtin("", "v1", t.Node, "nodes", namespaced=False, short=("no",), sub=_STATUS),
+    _builtin("", "v1", t.PersistentVolumeClaim, "persistentvolumeclaims", short=("pvc",), sub=_STATUS),
+    _builtin("", "v1", t.PersistentVolume, "persistentvolumes", namespaced=False, short=("pv",), sub=_STATUS),
+    _builtin("", "v1", t.Pod, "pods", short=("po",), categories=_ALL,
+             sub=("status", "binding", "eviction", "log")),
+    _builtin("", "v1", t.Secret, "secrets"),
+    _builtin("", "v1", t.ServiceAccount, "serviceaccounts", short=("sa",)),
+    _builtin("", "v1", t.Service, "services", short=("svc",), categories=_ALL, sub=_STATUS),
+    # apiextensions.k8s.io/v1
+    _builtin("apiextensions.k8s.io", "v1", t.CustomResourceDefinition, "customresourcedefinitions",
+             namespaced=False, short=("crd", "crds"), categories=("api-extensions",), sub=_STATUS),
+    # apps/v1
+    _builtin("apps", "v1", t.ControllerRevision, "controllerrevisions"),
+    _builtin("apps", "v1", t.DaemonSet, "daemonsets", short=("ds",), categories=_ALL, sub=_STATUS),
+    _builtin("apps", "v1", t.Deployment, "deployments", short=("deploy",), categories=_ALL, sub=_STATUS_SCALE),
+    _builtin("apps", "v1", t.ReplicaSet, "replicasets", short=("rs",), categories=_ALL, sub=_STATUS_SCALE),
+    _builtin("apps", "v1", t.StatefulSet, "statefulsets", short=("sts",), categories=_ALL, sub=_STATUS_SCALE),
+    # autoscaling/v2
+    _builtin("autoscaling", "v2", t.HorizontalPodAutoscaler, "horizontalpodautoscalers", short=("hpa",),
+             categories=_ALL, sub=_STATUS),
+    # batch/v1
+    _builtin("batch", "v1", t.CronJob, "cronjobs", short=("cj",), categories=_ALL, sub=_STATUS),
+    _builtin("batch", "v1", t.Job, "jobs", categories=_ALL, sub=_STATUS),
+    # coordination.k8s.io/v1
+    _builtin("coordination.k8s.io", "v1", t.Lease, "leases"),
+    # discovery.k8s.io/v1
+    _builtin("discovery.k8s.io", "v1", t.EndpointSlice, "endpointslices"),
+    # policy/v1
+    _builtin("policy", "v1", t.PodDisruptionBudget, "poddisruptionbudgets", short=("pdb",), sub=_STATUS),
+    # rbac.authorization.k8s.io/v1
+    _builtin("rbac.authorization.k8s.io", "v1", t.ClusterRoleBinding, "clusterrolebindings", namespaced=False),
+    _builtin("rbac.authorization.k8s.io", "v1", t.ClusterRole, "clusterroles", namespaced=False),
+    _builtin("rbac.authorization.k8s.io", "v1", t.RoleBinding, "rolebindings"),
+    _builtin("rbac.authorization.k8s.io", "v1", t.Role, "roles"),
+    # scheduling.k8s.io/v1
+    _builtin("scheduling.k8s.io", "v1", t.PriorityClass, "priorityclasses", namespaced=False, short=("pc",)),
+    # storage.k8s.io/v1
+    _builtin("storage.k8s.io", "v1", t.StorageClass, "storageclasses", namespaced=False, short=("sc",)),
+)
+
+# Subresources whose kind is not the parent's: name -> (group, version, Struct, verbs).
+_SUBRESOURCE_KINDS: dict[str, tuple[str, str, type[K8sStruct], frozenset[str]]] = {
+    "scale": ("autoscaling", "v1", t.Scale, GET_PATCH_UPDATE),
+    "binding": ("", "v1", t.Binding, CREATE_ONLY),
+    "eviction": ("policy", "v1", t.Eviction, CREATE_ONLY),
+}
+# Subresources served as the parent kind: name -> verbs.
+_PARENT_KIND_VERBS: dict[str, frozenset[str]] = {
+    "status": GET_PATCH_UPDATE,
+    "finalize": frozenset({"update"}),
+    "log": frozenset({"get"}),
+}
+
+
+class Registry:
+    """Maps every name a request or manifest can use to its :class:`ResourceInfo`."""
+
+    def __init__(self, infos: Iterable[ResourceInfo] = BUILTIN) -> None:
+        # (group, plural) -> info; insertion order is the iteration order.
+        self._by_resource: dict[tuple[str, str], ResourceInfo] = {}
+        self._by_kind: dict[tuple[str, str], ResourceInfo] = {}
+        self._by_struct: dict[type, ResourceInfo] = {}
+        # kubectl names (lower case) -> infos, first registered first.
+        self._by_name: dict[str, list[ResourceInfo]] = {}
+        for info in infos:
+            self.register(info)
+
+    def register(self, info: ResourceInfo) -> None:
+        """Add or replace a resource (a CRD being established). Replacing keeps its position."""
+        key = (info.group, info.plural)
+        old = self._by_resource.get(key)
+        self._by_resource[key] = info
+        if old is not None and old is not info:
+            self._reindex()
+        else:
+            self._index(info)
+
+    def unregister(self, group: str, plural: str) -> None:
+        """Remove a resource (a CRD being deleted). KeyError if it is not registered."""
+        del self._by_resource[(group, plural)]
+        self._reindex()
+
+    def _reindex(self) -> None:
+        self._by_kind.clear()
+        self._by_struct.clear()
+        self._by_name.clear()
+        for info in self._by_resource.values():
+            self._index(info)
+
+    def _index(self, info: ResourceInfo) -> None:
+        self._by_kind.setdefault((info.api_version, info.kind), info)
+        if info.struct is not None:
+            self._by_struct.setdefault(info.struct, info)
+        for name in (info.plural, info.singular, info.kind.lower(), *info.short_names):
+            bucket = self._by_name.setdefault(name, [])
+            if info not in bucket:
+                bucket.append(info)
+
+    def by_resource(self, group: str, plural: str) -> ResourceInfo:
+        try:
+            return self._by_resource[(group, plural)]
+        except KeyError:
+            gr = f"{plural}.{group}" if group else plural
+            raise KeyError(f'the server could not find the requested resource "{gr}"') from None
+
+    def by_kind(self, api_version: str, kind: str) -> ResourceInfo:
+        try:
+            return self._by_kind[(api_version, kind)]
+        except KeyError:
+            raise KeyError(f'no matches for kind "{kind}" in version "{api_version}"') from None
+
+    def for_struct(self, cls: type) -> ResourceInfo:
+        """The resource a generated Struct class is served as (not Scale/Eviction: see subresource)."""
+        try:
+            return self._by_struct[cls]
+        except KeyError:
+            raise KeyError(f"{cls.__name__} is not a registered resource kind") from None
+
+    def resolve(self, name: str) -> ResourceInfo:
+        """kubectl's resource argument: ``po``, ``pods``, ``pod``, ``Pod``, ``deployments.apps``,
+        ``deploy.v1.apps``. Like kubectl's RESTMapper, ``resource.group`` and
+        ``resource.version.group`` are tried before the bare name; an ambiguous bare name resolves
+        to the first registered match (the core group before others, built-ins before CRDs)."""
+        lowered = name.lower()
+        resource, dot, rest = lowered.partition(".")
+        if dot:
+            # resource.version.group first, then resource.group (upstream ParseResourceArg).
+            version, dot2, group = rest.partition(".")
+            if dot2:
+                for info in self._by_name.get(resource, ()):
+                    if info.group == group and info.version == version:
+                        return info
+            for info in self._by_name.get(resource, ()):
+                if info.group == rest:
+                    return info
+        else:
+            matches = self._by_name.get(lowered)
+            if matches:
+                return matches[0]
+        raise KeyError(f'the server doesn\'t have a resource type "{name}"')
+
+    def subresource(self, info: ResourceInfo, name: str) -> SubresourceInfo:
+        """What a request to ``<resource>/<name>`` carries. KeyError if the resource has no such
+        subresource (custom resources may have ``status`` and ``scale``)."""
+        if name not in info.subresources:
+            raise KeyError(f'the server could not find the requested resource "{info.group_resource}/{name}"')
+        if name in _SUBRESOURCE_KINDS:
+            group, version, cls, verbs = _SUBRESOURCE_KINDS[name]
+            return SubresourceInfo(
+                name=name, parent=info, group=group, version=version, kind=cls.__name__, verbs=verbs,
+                struct=cls, schema_ref=_schema_ref(cls),
+            )
+        return SubresourceInfo(
+            name=name, parent=info, group=info.group, version=info.version, kind=info.kind,
+            verbs=_PARENT_KIND_VERBS.get(name, GET_PATCH_UPDATE), struct=info.struct, schema_ref=info.schema_ref,
+        )
+
+    def __iter__(self) -> Iterator[ResourceInfo]:
+        return iter(list(self._by_resource.values()))
+
+    def __len__(self) -> int:
+        return len(self._by_resource)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._by_resource

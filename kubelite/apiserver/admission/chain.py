@@ -1,0 +1,130 @@
+"""The admission chain, in upstream's order: mutating plugins, then (after schema validation)
+validating plugins; built-in plugins before user hooks in each phase.
+
+Contract:
+- A mutating plugin may change ``request.object`` in place; a validating plugin must not.
+- Any plugin rejects by raising an :class:`~kubelite.errors.ApiError` (built-ins raise upstream's
+  exact errors) or :class:`AdmissionDenied` (user hooks: the webhook equivalent, reported as
+  ``admission webhook "<name>" denied the request: <message>``, code 403 unless the hook says
+  otherwise, as ``k8s.io/apiserver/pkg/admission/plugin/webhook/errors.ToStatusErr`` does).
+- A rejection anywhere leaves the store untouched: the apiserver writes only after both phases pass.
+- User hooks are async callables ``hook(request) -> None``; they are matched by resource
+  (``(group, plural)`` or ``"*"``), subresource and operation, and run in registration order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, Protocol
+
+from kubelite.apiserver.request import AdmissionRequest
+from kubelite.errors import ApiError, Status, StatusDetails
+
+__all__ = ["AdmissionChain", "AdmissionDenied", "AdmissionHook", "AdmissionPlugin", "ObjectReader"]
+
+
+class ObjectReader(Protocol):
+    """Read access to the stored state for admission plugins (upstream plugins use listers)."""
+
+    def read(self, group: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None: ...
+
+    def read_all(self, group: str, plural: str, namespace: str | None = None) -> list[dict[str, Any]]: ...
+
+
+class AdmissionPlugin(Protocol):
+    """A built-in plugin. ``handles`` filters cheaply before ``admit``/``validate`` is called."""
+
+    name: str
+
+    def handles(self, request: AdmissionRequest) -> bool: ...
+
+
+class AdmissionDenied(Exception):
+    """Raised by a user hook to reject a request with a message (and optionally a code)."""
+
+    def __init__(self, message: str, *, code: int = 403, reason: str = "Forbidden") -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.reason = reason
+
+
+HookFn = Callable[[AdmissionRequest], Awaitable[None]]
+
+
+class AdmissionHook:
+    """A registered user hook (the in-process equivalent of an admission webhook)."""
+
+    def __init__(
+        self, fn: HookFn, *, name: str, mutating: bool, resources: Sequence[tuple[str, str] | str],
+        operations: Sequence[str], subresources: Sequence[str] = ("",),
+    ) -> None:
+        self.fn = fn
+        self.name = name
+        self.mutating = mutating
+        self.resources = {r if isinstance(r, str) else f"{r[0]}/{r[1]}" for r in resources}
+        self.operations = {op.upper() for op in operations}
+        self.subresources = set(subresources)
+
+    def matches(self, req: AdmissionRequest) -> bool:
+        if "*" not in self.operations and req.operation not in self.operations:
+            return False
+        if "*" not in self.subresources and req.subresource not in self.subresources:
+            return False
+        return "*" in self.resources or f"{req.group}/{req.resource}" in self.resources
+
+    async def __call__(self, req: AdmissionRequest) -> None:
+        try:
+            await self.fn(req)
+        except AdmissionDenied as e:
+            msg = f'admission webhook "{self.name}" denied the request: {e.message}'
+            raise ApiError(Status(
+                message=msg, reason=e.reason, code=e.code,
+                details=StatusDetails(name=req.name or None, group=req.group, kind=req.resource),
+            )) from None
+
+
+class AdmissionChain:
+    """Built-in plugins plus user hooks, split into the mutating and validating phases."""
+
+    def __init__(self, mutating: Iterable[Any] = (), validating: Iterable[Any] = ()) -> None:
+        self.mutating_plugins: list[Any] = list(mutating)
+        self.validating_plugins: list[Any] = list(validating)
+        self.hooks: list[AdmissionHook] = []
+
+    def register(
+        self, fn: HookFn, *, name: str | None = None, mutating: bool = False,
+        resources: Sequence[tuple[str, str] | str] = ("*",), operations: Sequence[str] = ("CREATE", "UPDATE"),
+        subresources: Sequence[str] = ("",),
+    ) -> AdmissionHook:
+        hook = AdmissionHook(
+            fn, name=name or getattr(fn, "__name__", "hook"), mutating=mutating, resources=resources,
+            operations=operations, subresources=subresources,
+        )
+        self.hooks.append(hook)
+        return hook
+
+    def unregister(self, hook: AdmissionHook) -> None:
+        self.hooks.remove(hook)
+
+    async def admit(self, req: AdmissionRequest) -> None:
+        """Mutating phase."""
+        for p in self.mutating_plugins:
+            if p.handles(req):
+                p.admit(req)
+        for h in self.hooks:
+            if h.mutating and h.matches(req):
+                await h(req)
+
+    async def validate(self, req: AdmissionRequest) -> None:
+        """Validating phase."""
+        for p in self.validating_plugins:
+            if p.handles(req):
+                p.validate(req)
+        for h in self.hooks:
+            if not h.mutating and h.matches(req):
+                await h(req)
+
+    @property
+    def has_mutating_hooks(self) -> bool:
+        return any(h.mutating for h in self.hooks)

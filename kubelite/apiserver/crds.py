@@ -1,0 +1,190 @@
+"""Serving custom resources: the apiextensions-apiserver part of kubelite.
+
+Contract:
+- Creating a CustomResourceDefinition validates it (structural schema, names, one storage version),
+  marks it ``NamesAccepted`` and ``Established`` at once (upstream's controllers do this within
+  milliseconds) and starts serving its resource: a store table, a registry entry, schema-driven
+  pruning, defaulting and validation, the ``status`` and ``scale`` subresources when declared, and
+  the CRD's ``selectableFields`` as field selectors.
+- Custom resources are plain dicts. Unknown fields are pruned (or rejected / warned about according
+  to ``fieldValidation``), defaults are applied, then the object is validated against the served
+  version's ``openAPIV3Schema``.
+- Versions use conversion strategy ``None``: objects are stored as written and served with the
+  requested ``apiVersion``.
+- Deleting the CRD deletes every custom resource of it (upstream's ``customresourcecleanup``
+  finalizer), then stops serving it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from kubelite.api.resources import ResourceInfo
+from kubelite.api.schema import Schema
+from kubelite.apiserver.crd import apply_defaults, crd_defaults, validate, validate_crd
+from kubelite.errors import FieldError
+
+if TYPE_CHECKING:
+    from kubelite.apiserver.server import ApiServer
+
+__all__ = ["CustomResources"]
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+
+
+class _Definition:
+    __slots__ = ("info", "scale", "schemas", "selectable", "served", "status", "storage")
+
+    def __init__(self, crd: dict[str, Any]) -> None:
+        spec = crd["spec"]
+        names = spec["names"]
+        self.schemas: dict[str, Schema | None] = {}
+        self.served: set[str] = set()
+        self.storage = ""
+        self.status = False
+        self.scale: tuple[str, str, str | None] | None = None
+        self.selectable: tuple[str, ...] = ()
+        for v in spec.get("versions") or ():
+            raw = (v.get("schema") or {}).get("openAPIV3Schema")
+            self.schemas[v["name"]] = Schema.of(raw) if raw else None
+            if v.get("served", True):
+                self.served.add(v["name"])
+            if v.get("storage"):
+                self.storage = v["name"]
+                subs = v.get("subresources") or {}
+                self.status = "status" in subs
+                if "scale" in subs:
+                    sc = subs["scale"] or {}
+                    self.scale = (sc.get("specReplicasPath", ".spec.replicas"),
+                                  sc.get("statusReplicasPath", ".status.replicas"), sc.get("labelSelectorPath"))
+                self.selectable = tuple(
+                    f["jsonPath"].lstrip(".") for f in v.get("selectableFields") or () if f.get("jsonPath")
+                )
+        subresources = set()
+        if self.status:
+            subresources.add("status")
+        if self.scale:
+            subresources.add("scale")
+        self.info = ResourceInfo(
+            group=spec["group"], version=self.storage, kind=names["kind"], plural=names["plural"],
+            singular=names.get("singular") or names["kind"].lower(), namespaced=spec.get("scope") == "Namespaced",
+            short_names=tuple(names.get("shortNames") or ()), categories=tuple(names.get("categories") or ()),
+            subresources=frozenset(subresources), list_kind=names.get("listKind") or names["kind"] + "List",
+        )
+
+
+class CustomResources:
+    def __init__(self, server: ApiServer) -> None:
+        self.server = server
+        self.defs: dict[tuple[str, str], _Definition] = {}
+
+    def _def(self, info: ResourceInfo) -> _Definition | None:
+        return self.defs.get((info.group, info.plural))
+
+    # --- queries used by the pipeline ---
+    def schema(self, info: ResourceInfo, version: str | None = None) -> Schema | None:
+        d = self._def(info)
+        if d is None:
+            return None
+        return d.schemas.get(version or d.storage)
+
+    def serves(self, info: ResourceInfo, api_version: str) -> bool:
+        d = self._def(info)
+        if d is None:
+            return False
+        group, _, version = api_version.rpartition("/")
+        return group == info.group and version in d.served
+
+    def selectable_fields(self, info: ResourceInfo) -> tuple[str, ...]:
+        d = self._def(info)
+        return d.selectable if d is not None else ()
+
+    def scale_paths(self, info: ResourceInfo) -> tuple[str, str, str | None] | None:
+        d = self._def(info)
+        return d.scale if d is not None else None
+
+    def _version_schema(self, info: ResourceInfo, obj: dict[str, Any]) -> Schema | None:
+        d = self._def(info)
+        if d is None:
+            return None
+        version = str(obj.get("apiVersion", "")).rpartition("/")[2] or d.storage
+        return d.schemas.get(version, d.schemas.get(d.storage))
+
+    def default(self, info: ResourceInfo, obj: dict[str, Any]) -> None:
+        if info.group == "apiextensions.k8s.io" and info.plural == "customresourcedefinitions":
+            crd_defaults(obj)
+            return
+        schema = self._version_schema(info, obj)
+        if schema is not None:
+            apply_defaults(obj, schema)
+
+    def validate(self, info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
+        from kubelite.api.names import name_is_dns_subdomain
+
+        errs: list[FieldError] = []
+        meta = obj["metadata"]
+        name = meta.get("name") or ""
+        if not name:
+            errs.append(FieldError.required("metadata.name", "name or generateName is required"))
+        else:
+            errs.extend(FieldError.invalid("metadata.name", name, m) for m in name_is_dns_subdomain(name, False))
+        schema = self._version_schema(info, obj)
+        if schema is not None:
+            body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
+            errs.extend(validate(body, schema))
+        return errs
+
+    def validate_definition(self, crd: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
+        return list(validate_crd(crd))
+
+    def serve(self, info: ResourceInfo, data: bytes) -> bytes:
+        return data
+
+    # --- lifecycle of definitions ---
+    def on_definition_change(self, crd: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        srv = self.server
+        if crd is None:
+            assert old is not None
+            key = (old["spec"]["group"], old["spec"]["names"]["plural"])
+            d = self.defs.pop(key, None)
+            if d is not None:
+                table = srv.table(d.info)
+                for obj in list(table.objects.values()):
+                    srv.store.delete(table, obj.namespace, obj.name)
+                srv.registry.unregister(*key)
+                srv.remove_resource(*key)
+            return
+        d = _Definition(crd)
+        key = (d.info.group, d.info.plural)
+        if key in self.defs:
+            srv.registry.unregister(*key)
+        self.defs[key] = d
+        srv.registry.register(d.info)
+        if (d.info.group, d.info.plural) not in srv._tables:
+            srv.add_resource(d.info, selectable_fields=d.selectable)
+        self._mark_established(crd)
+
+    def _mark_established(self, crd: dict[str, Any]) -> None:
+        srv = self.server
+        status = crd.get("status") or {}
+        conds = {c.get("type"): c for c in status.get("conditions") or ()}
+        if conds.get("Established", {}).get("status") == "True":
+            return
+        now = srv.clock.timestamp()
+        spec = crd["spec"]
+        crd = _decode(_encode(crd))
+        crd["status"] = {
+            "conditions": [
+                {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
+                 "message": "no conflicts found", "lastTransitionTime": now},
+                {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
+                 "message": "the initial names have been accepted", "lastTransitionTime": now},
+            ],
+            "acceptedNames": spec["names"],
+            "storedVersions": [v["name"] for v in spec.get("versions") or () if v.get("storage")],
+        }
+        table = srv.table(srv.registry.by_resource("apiextensions.k8s.io", "customresourcedefinitions"))
+        srv.store.update(table, crd)

@@ -1,0 +1,402 @@
+"""Field sets: which fields of an object someone owns, in the FieldsV1 shape.
+
+Follows ``sigs.k8s.io/structured-merge-diff/v6/fieldpath`` (``element.go``, ``set.go``,
+``serialize.go``, ``serialize-pe.go``) with one representation change: a :data:`FieldSet` *is*
+the FieldsV1 trie. Each key is a serialised path element (``f:name``, ``k:{"name":"nginx"}``,
+``v:"foo"``, ``i:0``) and maps to the child trie:
+
+- ``{}``                 the path is a member and has no children;
+- ``{".": {}, ...}``     the path is a member and has children;
+- ``{...}`` without "."  the path is only a prefix of members.
+
+The root is never a member (``{}`` at the root is the empty set).
+
+Contract:
+- Every function here treats its input tries as immutable and may share untouched subtrees between
+  its inputs and its result; nobody may mutate a trie after handing it to this module. Only
+  :func:`to_fields_v1` returns a fresh, fully owned copy (sorted as upstream serialises it), so
+  that is what gets written into objects.
+- No operation produces a non-member node without children (that would read back as a member).
+- Path elements built here are canonical (key fields sorted, JSON encoded as Go's encoding/json
+  does), so equal elements are equal strings and tries can be compared with ``==``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterator, Mapping
+from decimal import Decimal
+from typing import Any
+
+import msgspec
+
+__all__ = [
+    "FieldSet",
+    "PathElement",
+    "difference",
+    "field_pe",
+    "from_fields_v1",
+    "go_json",
+    "index_pe",
+    "intersection",
+    "is_member",
+    "key_pe",
+    "node",
+    "path_string",
+    "paths",
+    "pe_sort_key",
+    "recursive_difference",
+    "to_fields_v1",
+    "union",
+    "value_pe",
+]
+
+# A trie of serialised path elements; see the module docstring.
+FieldSet = dict[str, Any]
+
+_SELF = "."
+_encode = msgspec.json.encode
+_decode = msgspec.json.decode
+
+
+# --- path elements ---------------------------------------------------------------------------------
+
+
+def _go_float_json(f: float) -> str:
+    """encoding/json's float64 form: integral values without a fraction, 'e' only far out."""
+    if math.isfinite(f) and f == int(f) and abs(f) < 1e21:
+        return str(int(f))
+    return repr(f)
+
+
+def go_json(v: Any) -> str:
+    """JSON text as Go's encoding/json writes it (HTML-escaped, compact, map keys sorted)."""
+    t = type(v)
+    if t is str:
+        s: str = _encode(v).decode()
+        if "<" in s or ">" in s or "&" in s or "\u2028" in s or "\u2029" in s:
+            s = (
+                s.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+                .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+            )
+        return s
+    if t is int:
+        return str(v)
+    if t is float:
+        return _go_float_json(v)
+    if t is dict:
+        return "{" + ",".join(f"{go_json(k)}:{go_json(v[k])}" for k in sorted(v)) + "}"
+    if t is list:
+        return "[" + ",".join(go_json(x) for x in v) + "]"
+    return str(_encode(v).decode())
+
+
+def field_pe(name: str) -> str:
+    return "f:" + name
+
+
+def key_pe(fields: Mapping[str, Any]) -> str:
+    """An associative-list element, keyed by its key fields sorted by name (``value.FieldList.Sort``)."""
+    if len(fields) == 1:
+        ((k, v),) = fields.items()
+        return "k:{" + go_json(k) + ":" + go_json(v) + "}"
+    return "k:" + go_json(dict(fields))
+
+
+def value_pe(v: Any) -> str:
+    return "v:" + go_json(v)
+
+
+def index_pe(i: int) -> str:
+    return f"i:{i}"
+
+
+def _go_value_string(v: Any) -> str:
+    """``value.ToString``: strings Go-quoted, floats as ``%v``, maps as ``k=v`` pairs."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return _encode(v).decode()
+    if isinstance(v, float):
+        return _go_float_v(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, list):
+        return "[" + ",".join(_go_value_string(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "".join(f"{k}={_go_value_string(v[k])}" for k in v)
+    return str(v)
+
+
+def _go_float_v(f: float) -> str:
+    """fmt's ``%v`` for float64 (``strconv.FormatFloat(f, 'g', -1, 64)``): exponent form when
+    the decimal exponent is < -4 or >= 6."""
+    if not math.isfinite(f):
+        return "NaN" if f != f else ("+Inf" if f > 0 else "-Inf")
+    if f == 0:
+        return "-0" if math.copysign(1.0, f) < 0 else "0"
+    _, digs, e = Decimal(repr(abs(f))).normalize().as_tuple()
+    digits = "".join(map(str, digs))
+    exp = len(digits) - 1 + int(e)
+    sign = "-" if f < 0 else ""
+    if exp < -4 or exp >= 6:
+        m = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{m}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+    if exp >= len(digits) - 1:
+        return sign + digits + "0" * (exp - len(digits) + 1)
+    if exp >= 0:
+        return sign + digits[: exp + 1] + "." + digits[exp + 1 :]
+    return sign + "0." + "0" * (-exp - 1) + digits
+
+
+def _value_sort_key(v: Any) -> tuple[Any, ...]:
+    """``value.Compare``'s total order: numbers < strings < bools < lists < maps < null."""
+    if isinstance(v, bool):
+        return (2, v)
+    if isinstance(v, int | float):
+        return (0, v)
+    if isinstance(v, str):
+        return (1, v.encode())
+    if isinstance(v, list):
+        return (3, tuple(_value_sort_key(x) for x in v))
+    if isinstance(v, dict):
+        return (4, tuple((k.encode(), _value_sort_key(v[k])) for k in sorted(v)))
+    return (5,)
+
+
+class PathElement:
+    """A parsed path element, for ordering and for human-readable paths (``element.go``).
+
+    ``kind`` is ``"f"`` (field name), ``"k"`` (associative-list key fields, a dict sorted by name),
+    ``"v"`` (set value) or ``"i"`` (index); ``value`` holds the payload.
+    """
+
+    __slots__ = ("kind", "value")
+
+    def __init__(self, kind: str, value: Any) -> None:
+        self.kind = kind
+        self.value = value
+
+    @classmethod
+    def parse(cls, s: str) -> PathElement:
+        """``DeserializePathElement``; raises ValueError for malformed or unknown elements."""
+        if len(s) < 2 or s[1] != ":":
+            raise ValueError(f"missing colon: {s}")
+        kind, body = s[0], s[2:]
+        if kind == "f":
+            return cls("f", body)
+        if kind == "i":
+            return cls("i", int(body))
+        if kind in ("k", "v"):
+            try:
+                val = _decode(body)
+            except msgspec.DecodeError as e:
+                raise ValueError(f"parsing key as path element: {e}") from None
+            if kind == "k":
+                if not isinstance(val, dict):
+                    raise ValueError(f"key path element is not an object: {s}")
+                val = {k: val[k] for k in sorted(val)}
+            return cls(kind, val)
+        raise ValueError(f"unknown path element type: {s}")
+
+    def serialize(self) -> str:
+        if self.kind == "f":
+            return field_pe(self.value)
+        if self.kind == "k":
+            return key_pe(self.value)
+        if self.kind == "v":
+            return value_pe(self.value)
+        return index_pe(self.value)
+
+    def __str__(self) -> str:
+        if self.kind == "f":
+            return "." + str(self.value)
+        if self.kind == "k":
+            return "[" + ",".join(f"{k}={_go_value_string(v)}" for k, v in self.value.items()) + "]"
+        if self.kind == "v":
+            return f"[={_go_value_string(self.value)}]"
+        return f"[{self.value}]"
+
+    def __repr__(self) -> str:
+        return f"PathElement({self.serialize()!r})"
+
+    def sort_key(self) -> tuple[Any, ...]:
+        """``PathElement.Compare``: field names < keys < values < indices."""
+        if self.kind == "f":
+            return (0, self.value.encode())
+        if self.kind == "k":
+            return (1, tuple((k.encode(), _value_sort_key(v)) for k, v in self.value.items()))
+        if self.kind == "v":
+            return (2, _value_sort_key(self.value))
+        return (3, self.value)
+
+
+@functools.lru_cache(maxsize=8192)
+def pe_sort_key(s: str) -> tuple[Any, ...]:
+    """Sort key of a serialised path element, in ``PathElement.Compare`` order."""
+    try:
+        return PathElement.parse(s).sort_key()
+    except ValueError:
+        return (9, s)
+
+
+def _sorted_keys(trie: FieldSet) -> list[str]:
+    keys = sorted(trie)
+    if keys[0] == _SELF:
+        del keys[0]
+    # Field names (by far the most common) order like their serialised form; when the first and
+    # last keys are field names, every key between them is one too.
+    if len(keys) > 1 and not (keys[0].startswith("f:") and keys[-1].startswith("f:")):
+        keys.sort(key=pe_sort_key)
+    return keys
+
+
+def path_string(elements: list[str]) -> str:
+    """``fieldpath.Path.String``: ``.spec.containers[name="nginx"].image``."""
+    return "".join(str(PathElement.parse(pe)) for pe in elements)
+
+
+# --- set algebra -----------------------------------------------------------------------------------
+
+
+def is_member(n: FieldSet) -> bool:
+    return not n or _SELF in n
+
+
+def node(member: bool, children: FieldSet) -> FieldSet | None:
+    """The trie node for a path, or None when it would be neither a member nor a prefix."""
+    if not children:
+        return {} if member else None
+    if member:
+        out: FieldSet = {_SELF: {}}
+        out.update(children)
+        return out
+    return children
+
+
+def _children(n: FieldSet) -> FieldSet:
+    if _SELF in n:
+        return {k: v for k, v in n.items() if k != _SELF}
+    return n
+
+
+def union(a: FieldSet, b: FieldSet) -> FieldSet:
+    if not a:
+        return b
+    if not b:
+        return a
+    out = dict(a)
+    for k, bn in b.items():
+        an = a.get(k)
+        if an is None or an is bn:
+            out[k] = bn
+        elif k == _SELF:
+            continue
+        else:
+            n = node(is_member(an) or is_member(bn), union(_children(an), _children(bn)))
+            assert n is not None
+            out[k] = n
+    return out
+
+
+def intersection(a: FieldSet, b: FieldSet) -> FieldSet:
+    out: FieldSet = {}
+    if len(b) < len(a):
+        a, b = b, a
+    for k, an in a.items():
+        if k == _SELF:
+            continue
+        bn = b.get(k)
+        if bn is None:
+            continue
+        n = node(is_member(an) and is_member(bn), intersection(_children(an), _children(bn)))
+        if n is not None:
+            out[k] = n
+    return out
+
+
+def difference(a: FieldSet, b: FieldSet) -> FieldSet:
+    if not a or not b:
+        return a
+    out: FieldSet = {}
+    for k, an in a.items():
+        if k == _SELF:
+            continue
+        bn = b.get(k)
+        if bn is None:
+            out[k] = an
+            continue
+        n = node(is_member(an) and not is_member(bn), difference(_children(an), _children(bn)))
+        if n is not None:
+            out[k] = n
+    return out
+
+
+def recursive_difference(a: FieldSet, b: FieldSet) -> FieldSet:
+    """``Set.RecursiveDifference``: a member of ``b`` also removes everything below it from ``a``."""
+    if not a or not b:
+        return a
+    out: FieldSet = {}
+    for k, an in a.items():
+        if k == _SELF:
+            continue
+        bn = b.get(k)
+        if bn is None:
+            out[k] = an
+        elif not is_member(bn):
+            n = node(is_member(an), recursive_difference(_children(an), bn))
+            if n is not None:
+                out[k] = n
+    return out
+
+
+def paths(trie: FieldSet, prefix: tuple[str, ...] = ()) -> Iterator[list[str]]:
+    """Every member path, in ``Set.Iterate`` order: a level's members first, then its subtrees."""
+    keys = _sorted_keys(trie) if trie else []
+    for k in keys:
+        if is_member(trie[k]):
+            yield [*prefix, k]
+    for k in keys:
+        n = trie[k]
+        if n and (len(n) > 1 or _SELF not in n):
+            yield from paths(_children(n), (*prefix, k))
+
+
+# --- FieldsV1 --------------------------------------------------------------------------------------
+
+
+def to_fields_v1(trie: FieldSet) -> FieldSet:
+    """A fresh copy in upstream's serialisation order ("." first, then elements sorted)."""
+    out: FieldSet = {}
+    if not trie:
+        return out
+    if _SELF in trie and len(trie) > 1:
+        out[_SELF] = {}
+    for k in _sorted_keys(trie):
+        n = trie[k]
+        out[k] = to_fields_v1(n) if n else {}
+    return out
+
+
+def from_fields_v1(raw: Any) -> FieldSet:
+    """Parse a FieldsV1 value from a request (``Set.FromJSON``), canonicalising key elements.
+
+    Unknown element types are dropped as upstream does; anything malformed raises ValueError.
+    """
+    if not isinstance(raw, dict):
+        raise ValueError("fieldsV1 must be an object")
+    out: FieldSet = {}
+    for k, v in raw.items():
+        if k == _SELF:
+            out[_SELF] = {}
+            continue
+        if len(k) >= 2 and k[1] == ":" and k[0] not in "fkvi":
+            continue
+        pe = PathElement.parse(k)
+        out[k if pe.kind == "f" else pe.serialize()] = from_fields_v1(v)
+    if _SELF in out and len(out) == 1:
+        return {}
+    return out

@@ -1,0 +1,146 @@
+"""Registry strategies: what a resource's storage does to an object before it is written.
+
+Mirrors the ``PrepareForCreate`` / ``PrepareForUpdate`` / status-strategy split of upstream's
+``pkg/registry/<group>/<resource>/strategy.go``:
+- On create, resources with a status subresource start with a fresh status (pods ``Pending`` with
+  their QoS class, namespaces ``Active``, persistent volumes and claims ``Pending``; nodes keep the
+  status the kubelet registers), and resources that track generations start at generation 1.
+- An update of the main resource keeps the stored status; an update of ``/status`` keeps everything
+  but the status (``ResetObjectMetaForStatus``).
+- ``metadata.generation`` is bumped when the spec changes (Deployments also on annotation changes;
+  custom resources on any change outside metadata and, with a status subresource, status).
+- System metadata (uid, creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds) cannot be
+  changed by an update.
+All functions mutate the private dict the apiserver passes in and never keep a reference to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubelite.api.quantity import parse_quantity
+from kubelite.api.resources import ResourceInfo
+
+__all__ = [
+    "compute_qos_class",
+    "keeps_generation",
+    "prepare_for_create",
+    "prepare_for_status_update",
+    "prepare_for_update",
+]
+
+# (group, plural) of built-in resources whose strategies set metadata.generation.
+_GENERATION: frozenset[tuple[str, str]] = frozenset({
+    ("", "pods"), ("apps", "deployments"), ("apps", "replicasets"), ("apps", "statefulsets"),
+    ("apps", "daemonsets"), ("batch", "jobs"), ("batch", "cronjobs"), ("policy", "poddisruptionbudgets"),
+    ("apiextensions.k8s.io", "customresourcedefinitions"), ("", "replicationcontrollers"),
+    ("autoscaling", "horizontalpodautoscalers"),
+})
+# Resources whose create keeps the caller's status although they have a status subresource.
+_KEEP_STATUS_ON_CREATE: frozenset[tuple[str, str]] = frozenset({("", "nodes"), ("", "events")})
+
+
+def keeps_generation(info: ResourceInfo) -> bool:
+    return info.struct is None or (info.group, info.plural) in _GENERATION
+
+
+def compute_qos_class(pod: dict[str, Any]) -> str:
+    """``qos.GetPodQOS`` (pkg/apis/core/helper/qos): Guaranteed, Burstable or BestEffort."""
+    spec = pod.get("spec") or {}
+    requests: dict[str, Any] = {}
+    limits: dict[str, Any] = {}
+    guaranteed = True
+    any_set = False
+    for c in [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]:
+        res = c.get("resources") or {}
+        req = res.get("requests") or {}
+        lim = res.get("limits") or {}
+        for name, q in req.items():
+            if name in ("cpu", "memory") and parse_quantity(q) > parse_quantity(0):
+                any_set = True
+                requests[name] = q
+        cpu_mem_limits = 0
+        for name, q in lim.items():
+            if name in ("cpu", "memory") and parse_quantity(q) > parse_quantity(0):
+                any_set = True
+                limits[name] = q
+                cpu_mem_limits += 1
+        if cpu_mem_limits != 2:
+            guaranteed = False
+        for name in ("cpu", "memory"):
+            if name in req and name in lim and parse_quantity(req[name]) != parse_quantity(lim[name]):
+                guaranteed = False
+    if not any_set:
+        return "BestEffort"
+    if guaranteed:
+        return "Guaranteed"
+    return "Burstable"
+
+
+def prepare_for_create(info: ResourceInfo, obj: dict[str, Any]) -> None:
+    key = (info.group, info.plural)
+    if "status" in info.subresources and key not in _KEEP_STATUS_ON_CREATE:
+        if key == ("", "pods"):
+            obj["status"] = {"phase": "Pending", "qosClass": compute_qos_class(obj)}
+        elif key == ("", "namespaces"):
+            obj["status"] = {"phase": "Active"}
+        elif key in (("", "persistentvolumes"), ("", "persistentvolumeclaims")):
+            obj["status"] = {"phase": "Pending"}
+        elif info.struct is None:
+            obj.pop("status", None)
+        else:
+            obj["status"] = {}
+    if key == ("", "namespaces"):
+        spec = obj.setdefault("spec", {})
+        if not spec.get("finalizers"):
+            spec["finalizers"] = ["kubernetes"]
+    if keeps_generation(info):
+        obj["metadata"]["generation"] = 1
+
+
+_SYSTEM_META = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation")
+
+
+def _keep_system_meta(new_meta: dict[str, Any], old_meta: dict[str, Any]) -> None:
+    for k in _SYSTEM_META:
+        if k in old_meta:
+            new_meta[k] = old_meta[k]
+        else:
+            new_meta.pop(k, None)
+    new_meta.pop("selfLink", None)
+
+
+def prepare_for_update(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any]) -> None:
+    """Main-resource update: keep stored status and system metadata; bump generation on spec change."""
+    _keep_system_meta(obj["metadata"], old["metadata"])
+    has_status = "status" in info.subresources
+    if has_status:
+        if "status" in old:
+            obj["status"] = old["status"]
+        else:
+            obj.pop("status", None)
+    if not keeps_generation(info):
+        return
+    if info.struct is None:
+        changed = any(
+            obj.get(k) != old.get(k) for k in {*obj, *old} - {"metadata", "apiVersion", "kind", "status"}
+        ) or (not has_status and obj.get("status") != old.get("status"))
+    else:
+        changed = obj.get("spec") != old.get("spec")
+        if (info.group, info.plural) == ("apps", "deployments"):
+            changed = changed or obj["metadata"].get("annotations") != old["metadata"].get("annotations")
+    gen = old["metadata"].get("generation") or 0
+    obj["metadata"]["generation"] = gen + 1 if changed else gen
+
+
+def prepare_for_status_update(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """``/status`` update: the result is the stored object with only ``status`` (and managedFields) taken
+    from the request."""
+    result = {k: v for k, v in old.items() if k != "status"}
+    meta = dict(old["metadata"])
+    if "managedFields" in obj["metadata"]:
+        meta["managedFields"] = obj["metadata"]["managedFields"]
+    result["metadata"] = meta
+    if "status" in obj:
+        result["status"] = obj["status"]
+    return result

@@ -1,0 +1,439 @@
+"""The in-process async client, shaped like lightkube's ``AsyncClient``.
+
+This is the only way components reach the apiserver. Contract:
+- **Typed when given a Struct.** ``create(pod)`` returns a new ``Pod``; ``get(Pod, "x")`` returns a
+  ``Pod``. A resource named by string (``"pods"``, ``"deploy"``, ``"widgets.example.com"``) or given
+  as a dict returns dicts: that is how custom resources are used.
+- **Copies both ways.** The object you pass is never modified or retained; the object you get back is
+  yours. Nothing you do to it changes the cluster.
+- **Errors are raised, typed.** Every rejection raises a subclass of :class:`kubelite.errors.ApiError`
+  carrying the Kubernetes ``Status``. Warnings (unknown fields with ``fieldValidation=Warn``) are kept
+  in :attr:`Client.warnings`.
+- ``as_user`` / ``with_token`` give a client acting as someone else (RBAC applies to them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+import msgspec
+
+from kubelite.api.labels import selector_from_label_selector
+from kubelite.api.resources import ResourceInfo
+from kubelite.apiserver.auth.user import ADMIN, UserInfo
+from kubelite.errors import BadRequest, Expired
+from kubelite.store.watch import BOOKMARK, ERROR, WatchEvent, Watcher
+
+if TYPE_CHECKING:
+    from kubelite.apiserver.server import ApiServer
+
+__all__ = ["CascadeType", "Client", "ObjectList", "PatchType", "WatchStream"]
+
+T = TypeVar("T", bound=msgspec.Struct)
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+_decoders: dict[type, msgspec.json.Decoder[Any]] = {}
+
+
+def _decoder(cls: type) -> msgspec.json.Decoder[Any]:
+    d = _decoders.get(cls)
+    if d is None:
+        d = _decoders[cls] = msgspec.json.Decoder(cls)
+    return d
+
+
+class PatchType:
+    """Patch content types, as lightkube names them."""
+
+    JSON = "json"
+    MERGE = "merge"
+    STRATEGIC = "strategic"
+    APPLY = "apply"
+
+
+class CascadeType:
+    """Deletion propagation policies."""
+
+    ORPHAN = "Orphan"
+    BACKGROUND = "Background"
+    FOREGROUND = "Foreground"
+
+
+ResourceRef = type | str | tuple[str, str] | ResourceInfo
+
+
+class ObjectList(msgspec.Struct, kw_only=True):
+    """One page of a list: the items plus the list's resourceVersion and continue token."""
+
+    items: list[Any]
+    resource_version: str
+    continue_: str | None = None
+    remaining_item_count: int | None = None
+
+
+class WatchStream:
+    """A raw watch: yields ``(type, object, resourceVersion)`` including BOOKMARKs.
+
+    Ends when the server closes the watch; :attr:`close_reason` then says why ("timeout", "too slow",
+    "closed by fault injection", ...). Use it as a context manager to stop it.
+    """
+
+    def __init__(self, watcher: Watcher, decode: Any) -> None:
+        self._watcher = watcher
+        self._decode = decode
+
+    @property
+    def close_reason(self) -> str:
+        return self._watcher.close_reason
+
+    @property
+    def closed(self) -> bool:
+        return self._watcher.closed
+
+    def stop(self) -> None:
+        self._watcher.close("stopped")
+
+    def __enter__(self) -> WatchStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __aiter__(self) -> AsyncIterator[tuple[str, Any, str]]:
+        return self._iter()
+
+    async def _iter(self) -> AsyncIterator[tuple[str, Any, str]]:
+        w = self._watcher
+        while True:
+            ev = await w.next()
+            if ev is None:
+                return
+            yield ev.type, self._decode(ev), str(ev.rv)
+
+    def poll(self) -> tuple[str, Any, str] | None:
+        ev = self._watcher.poll()
+        if ev is None:
+            return None
+        return ev.type, self._decode(ev), str(ev.rv)
+
+
+class Client:
+    """See the module docstring. Build one with ``cluster.client`` or ``cluster.client_as(...)``."""
+
+    def __init__(
+        self, server: ApiServer, *, user: UserInfo = ADMIN, field_manager: str | None = None,
+        namespace: str = "default",
+    ) -> None:
+        self._server = server
+        self.user = user
+        self.field_manager = field_manager
+        self.namespace = namespace
+        self.warnings: list[str] = []
+
+    # --- identities ---
+    def as_user(self, name: str, groups: Sequence[str] = (), *, uid: str = "") -> Client:
+        """A client acting as ``name`` in ``groups`` (plus ``system:authenticated``)."""
+        gs = tuple(groups)
+        if "system:authenticated" not in gs:
+            gs = (*gs, "system:authenticated")
+        return Client(self._server, user=UserInfo(name=name, uid=uid, groups=gs), field_manager=self.field_manager,
+                      namespace=self.namespace)
+
+    def with_token(self, token: str | None) -> Client:
+        """A client authenticated by a bearer token (401 Unauthorized if the token is unknown)."""
+        user = self._server.authenticator.authenticate(token)
+        return Client(self._server, user=user, field_manager=self.field_manager, namespace=self.namespace)
+
+    def with_field_manager(self, field_manager: str) -> Client:
+        return Client(self._server, user=self.user, field_manager=field_manager, namespace=self.namespace)
+
+    # --- resource resolution ---
+    def _info(self, ref: ResourceRef) -> ResourceInfo:
+        reg = self._server.registry
+        try:
+            if isinstance(ref, ResourceInfo):
+                return ref
+            if isinstance(ref, type):
+                return reg.for_struct(ref)
+            if isinstance(ref, tuple):
+                return reg.by_kind(ref[0], ref[1])
+            return reg.resolve(ref)
+        except KeyError as e:
+            raise BadRequest.make(f"unknown resource {ref!r}: {e.args[0] if e.args else ''}") from None
+
+    def _info_of(self, obj: Any) -> ResourceInfo:
+        if isinstance(obj, msgspec.Struct):
+            return self._info(type(obj))
+        if isinstance(obj, dict):
+            av, kind = obj.get("apiVersion"), obj.get("kind")
+            if not av or not kind:
+                raise BadRequest.make("Object 'Kind' is missing in the object: apiVersion and kind are required")
+            try:
+                return self._server.registry.by_kind(av, kind)
+            except KeyError:
+                raise BadRequest.make(f'no matches for kind "{kind}" in version "{av}"') from None
+        raise TypeError(f"expected a kubelite API Struct or a dict, got {type(obj).__name__}")
+
+    @staticmethod
+    def _body(obj: Any) -> dict[str, Any]:
+        """A private deep copy of ``obj`` as JSON data."""
+        if isinstance(obj, msgspec.Struct):
+            return msgspec.to_builtins(obj)  # type: ignore[no-any-return]
+        return _decode(_encode(obj))  # type: ignore[no-any-return]
+
+    def _ns(self, info: ResourceInfo, namespace: str | None, obj: dict[str, Any] | None = None) -> str:
+        if not info.namespaced:
+            return ""
+        if namespace:
+            return namespace
+        if obj is not None:
+            ns = (obj.get("metadata") or {}).get("namespace")
+            if ns:
+                return str(ns)
+        return self.namespace
+
+    @staticmethod
+    def _result_type(ref: Any, info: ResourceInfo) -> type | None:
+        if isinstance(ref, type) and issubclass(ref, msgspec.Struct):
+            return ref
+        if isinstance(ref, msgspec.Struct):
+            return type(ref)
+        return None
+
+    def _out(self, data: bytes, cls: type | None) -> Any:
+        return _decoder(cls).decode(data) if cls is not None else _decode(data)
+
+    def _note(self, warnings: list[str]) -> None:
+        if warnings:
+            self.warnings.extend(warnings)
+
+    # --- verbs ---
+    @overload
+    async def create(self, obj: T, *, namespace: str | None = ..., field_manager: str | None = ...,
+                     dry_run: bool = ..., field_validation: str | None = ...) -> T: ...
+    @overload
+    async def create(self, obj: dict[str, Any], *, namespace: str | None = ..., field_manager: str | None = ...,
+                     dry_run: bool = ..., field_validation: str | None = ...) -> dict[str, Any]: ...
+
+    async def create(
+        self, obj: Any, *, namespace: str | None = None, field_manager: str | None = None, dry_run: bool = False,
+        field_validation: str | None = None,
+    ) -> Any:
+        info = self._info_of(obj)
+        body = self._body(obj)
+        resp = await self._server.create(
+            self.user, info.group, info.plural, self._ns(info, namespace, body), body, dry_run=dry_run,
+            field_manager=field_manager or self.field_manager, field_validation=field_validation,
+        )
+        self._note(resp.warnings)
+        return self._out(resp.data, self._result_type(obj, info))
+
+    async def get(self, res: ResourceRef, name: str, *, namespace: str | None = None, subresource: str = "") -> Any:
+        info = self._info(res)
+        resp = await self._server.get(self.user, info.group, info.plural, self._ns(info, namespace), name,
+                                      subresource=subresource)
+        if subresource == "scale":
+            from kubelite.api.types import Scale
+
+            return self._out(resp.data, Scale if self._result_type(res, info) is not None else None)
+        return self._out(resp.data, self._result_type(res, info))
+
+    async def list_page(
+        self, res: ResourceRef, *, namespace: str | None = None, labels: str | dict[str, Any] | None = None,
+        fields: str | dict[str, str] | None = None, resource_version: str | None = None,
+        resource_version_match: str | None = None, limit: int | None = None, continue_: str | None = None,
+        all_namespaces: bool = False,
+    ) -> ObjectList:
+        """One page of a list with its resourceVersion (what a Reflector needs)."""
+        info = self._info(res)
+        ns = "" if all_namespaces or namespace == "*" else self._ns(info, namespace)
+        resp = await self._server.list(
+            self.user, info.group, info.plural, ns, label_selector=_label_str(labels),
+            field_selector=_field_str(fields), resource_version=resource_version,
+            resource_version_match=resource_version_match, limit=limit, continue_=continue_,
+        )
+        cls = self._result_type(res, info)
+        dec = _decoder(cls).decode if cls is not None else _decode
+        return ObjectList(items=[dec(d) for d in resp.items], resource_version=resp.resource_version,
+                          continue_=resp.continue_, remaining_item_count=resp.remaining_item_count)
+
+    async def list(
+        self, res: ResourceRef, *, namespace: str | None = None, labels: str | dict[str, Any] | None = None,
+        fields: str | dict[str, str] | None = None, chunk_size: int | None = None, all_namespaces: bool = False,
+    ) -> list[Any]:
+        """Every matching object (following continue tokens). ``namespace="*"`` lists all namespaces."""
+        out: list[Any] = []
+        cont: str | None = None
+        while True:
+            page = await self.list_page(res, namespace=namespace, labels=labels, fields=fields, limit=chunk_size,
+                                        continue_=cont, all_namespaces=all_namespaces)
+            out.extend(page.items)
+            cont = page.continue_
+            if not cont:
+                return out
+
+    async def open_watch(
+        self, res: ResourceRef, *, namespace: str | None = None, labels: str | dict[str, Any] | None = None,
+        fields: str | dict[str, str] | None = None, resource_version: str | None = None,
+        allow_bookmarks: bool = False, send_initial_events: bool | None = None, timeout_seconds: float | None = None,
+        all_namespaces: bool = False, capacity: int | None = None,
+    ) -> WatchStream:
+        """A raw watch (see :class:`WatchStream`). Raises 410 Expired for a compacted resourceVersion."""
+        info = self._info(res)
+        ns = "" if all_namespaces or namespace == "*" else self._ns(info, namespace)
+        w = await self._server.watch(
+            self.user, info.group, info.plural, ns, label_selector=_label_str(labels),
+            field_selector=_field_str(fields), resource_version=resource_version, allow_bookmarks=allow_bookmarks,
+            send_initial_events=send_initial_events, timeout_seconds=timeout_seconds, capacity=capacity,
+        )
+        cls = self._result_type(res, info)
+        dec = _decoder(cls).decode if cls is not None else _decode
+
+        def decode(ev: WatchEvent) -> Any:
+            return dec(ev.data)
+
+        return WatchStream(w, decode)
+
+    async def watch(
+        self, res: ResourceRef, *, namespace: str | None = None, labels: str | dict[str, Any] | None = None,
+        fields: str | dict[str, str] | None = None, resource_version: str | None = None,
+        all_namespaces: bool = False,
+    ) -> AsyncIterator[tuple[str, Any]]:
+        """``(type, object)`` pairs forever, re-watching from the last seen revision when the server
+        closes the watch (like lightkube). A 410 Expired is raised: relist and watch again."""
+        rv = resource_version
+        while True:
+            stream = await self.open_watch(res, namespace=namespace, labels=labels, fields=fields,
+                                           resource_version=rv, allow_bookmarks=True, all_namespaces=all_namespaces)
+            with stream:
+                async for typ, obj, ev_rv in stream:
+                    rv = ev_rv
+                    if typ in (BOOKMARK, ERROR):
+                        continue
+                    yield typ, obj
+            if rv is None:
+                raise Expired.make("watch closed before any event")
+
+    async def replace(
+        self, obj: Any, *, name: str | None = None, namespace: str | None = None, field_manager: str | None = None,
+        dry_run: bool = False, subresource: str = "", field_validation: str | None = None,
+    ) -> Any:
+        """PUT: the whole object (its metadata.resourceVersion, if set, is a precondition)."""
+        info = self._info_of(obj)
+        body = self._body(obj)
+        name = name or (body.get("metadata") or {}).get("name") or ""
+        resp = await self._server.update(
+            self.user, info.group, info.plural, self._ns(info, namespace, body), name, body, subresource=subresource,
+            dry_run=dry_run, field_manager=field_manager or self.field_manager, field_validation=field_validation,
+        )
+        self._note(resp.warnings)
+        return self._out(resp.data, self._result_type(obj, info))
+
+    async def replace_status(self, obj: Any, **kw: Any) -> Any:
+        return await self.replace(obj, subresource="status", **kw)
+
+    async def patch(
+        self, res: ResourceRef, name: str, patch: Any, *, namespace: str | None = None,
+        patch_type: str = PatchType.STRATEGIC, field_manager: str | None = None, force: bool | None = None,
+        dry_run: bool = False, subresource: str = "", field_validation: str | None = None,
+    ) -> Any:
+        info = self._info(res)
+        body = self._body(patch)
+        resp = await self._server.patch(
+            self.user, info.group, info.plural, self._ns(info, namespace), name, body, patch_type,
+            subresource=subresource, dry_run=dry_run, field_manager=field_manager or self.field_manager,
+            force=force, field_validation=field_validation,
+        )
+        self._note(resp.warnings)
+        if subresource == "scale":
+            from kubelite.api.types import Scale
+
+            return self._out(resp.data, Scale if self._result_type(res, info) is not None else None)
+        return self._out(resp.data, self._result_type(res, info))
+
+    async def patch_status(self, res: ResourceRef, name: str, patch: Any, **kw: Any) -> Any:
+        return await self.patch(res, name, patch, subresource="status", **kw)
+
+    async def apply(
+        self, obj: Any, *, name: str | None = None, namespace: str | None = None, field_manager: str | None = None,
+        force: bool = False, dry_run: bool = False, subresource: str = "", field_validation: str | None = None,
+    ) -> Any:
+        """Server-side apply (``kubectl apply --server-side``). ``field_manager`` is required."""
+        info = self._info_of(obj)
+        body = self._body(obj)
+        name = name or (body.get("metadata") or {}).get("name") or ""
+        resp = await self._server.patch(
+            self.user, info.group, info.plural, self._ns(info, namespace, body), name, body, PatchType.APPLY,
+            subresource=subresource, dry_run=dry_run, field_manager=field_manager or self.field_manager,
+            force=force, field_validation=field_validation,
+        )
+        self._note(resp.warnings)
+        return self._out(resp.data, self._result_type(obj, info))
+
+    async def delete(
+        self, res: ResourceRef, name: str, *, namespace: str | None = None, grace_period: int | None = None,
+        cascade: str | None = None, preconditions: dict[str, Any] | None = None, dry_run: bool = False,
+    ) -> None:
+        info = self._info(res)
+        await self._server.delete(
+            self.user, info.group, info.plural, self._ns(info, namespace), name, grace_period_seconds=grace_period,
+            propagation_policy=cascade, preconditions=preconditions, dry_run=dry_run,
+        )
+
+    async def delete_collection(
+        self, res: ResourceRef, *, namespace: str | None = None, labels: str | dict[str, Any] | None = None,
+        fields: str | dict[str, str] | None = None, grace_period: int | None = None, cascade: str | None = None,
+        dry_run: bool = False,
+    ) -> None:
+        info = self._info(res)
+        await self._server.delete_collection(
+            self.user, info.group, info.plural, self._ns(info, namespace), label_selector=_label_str(labels),
+            field_selector=_field_str(fields), grace_period_seconds=grace_period, propagation_policy=cascade,
+            dry_run=dry_run,
+        )
+
+    deletecollection = delete_collection
+
+    async def create_subresource(
+        self, res: ResourceRef, name: str, subresource: str, body: Any, *, namespace: str | None = None,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """POST to a subresource such as ``pods/binding`` or ``pods/eviction``."""
+        info = self._info(res)
+        payload = self._body(body)
+        resp = await self._server.create(
+            self.user, info.group, info.plural, self._ns(info, namespace), payload, subresource=subresource,
+            name=name, dry_run=dry_run, field_manager=self.field_manager,
+        )
+        return _decode(resp.data)  # type: ignore[no-any-return]
+
+    async def bind(self, namespace: str, pod: str, node: str) -> None:
+        """Create a ``pods/binding`` (what the scheduler's DefaultBinder does)."""
+        await self.create_subresource("pods", pod, "binding", {
+            "apiVersion": "v1", "kind": "Binding", "metadata": {"name": pod, "namespace": namespace},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": node},
+        }, namespace=namespace)
+
+    async def evict(self, namespace: str, pod: str, *, grace_period: int | None = None) -> None:
+        """Create a ``pods/eviction`` (what ``kubectl drain`` does); 429 if a PDB forbids it."""
+        body: dict[str, Any] = {"apiVersion": "policy/v1", "kind": "Eviction",
+                                "metadata": {"name": pod, "namespace": namespace}}
+        if grace_period is not None:
+            body["deleteOptions"] = {"gracePeriodSeconds": grace_period}
+        await self.create_subresource("pods", pod, "eviction", body, namespace=namespace)
+
+
+def _label_str(labels: str | dict[str, Any] | None) -> str | None:
+    if labels is None or isinstance(labels, str):
+        return labels
+    if "matchLabels" in labels or "matchExpressions" in labels:
+        return str(selector_from_label_selector(labels))
+    return ",".join(f"{k}={v}" for k, v in labels.items())
+
+
+def _field_str(fields: str | dict[str, str] | None) -> str | None:
+    if fields is None or isinstance(fields, str):
+        return fields
+    return ",".join(f"{k}={v}" for k, v in fields.items())

@@ -1,0 +1,338 @@
+"""The cluster's one clock: every time read, sleep and timeout in kubelite goes through it.
+
+Guarantees:
+- :class:`VirtualClock` never reads the wall clock. Time only moves when the driver task moves it:
+  with ``autojump=True`` (the default) the driver jumps to the next timer as soon as every task in the
+  event loop is idle, so an hour of cluster life costs only the CPU its events need. With
+  ``autojump=False`` time moves only inside :meth:`Clock.advance`.
+- Timers fire in deadline order, ties in the order they were registered, all timers with the same
+  deadline together. Given the same inputs the interleaving is the same on every run: this, with the
+  cluster's seeded RNG, is what makes runs replay byte for byte.
+- "Idle" means the event loop has no ready callbacks. The driver is the only task that polls for
+  idleness (two pollers would keep each other busy forever), so :meth:`settle` and :meth:`advance`
+  hand their wait to the driver instead of polling.
+- :class:`RealClock` is for serving real clients: the same API over ``time.time`` and the loop.
+
+Only this module may touch ``time``/``asyncio.sleep`` (ruff TID251 bans them elsewhere in kubelite).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any, Protocol, TypeVar
+
+import anyio
+
+__all__ = ["EPOCH", "Clock", "RealClock", "TimerHandle", "VirtualClock", "format_time", "parse_time"]
+
+T = TypeVar("T")
+
+#: Where virtual time starts: 2025-01-01T00:00:00Z. Fixed, so traces do not depend on the day.
+EPOCH = 1735689600.0
+
+
+def format_time(t: float, *, micro: bool = False) -> str:
+    """RFC 3339 in UTC as Kubernetes writes ``metav1.Time`` (seconds) or ``MicroTime``."""
+    dt = datetime.fromtimestamp(t, UTC)
+    if micro:
+        return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(s: str) -> float:
+    """Inverse of :func:`format_time` (accepts both precisions and ``+00:00``)."""
+    if s.endswith("Z"):
+        s = s[:-1] + "+00:00"
+    return datetime.fromisoformat(s).timestamp()
+
+
+class TimerHandle:
+    """A scheduled callback; :meth:`cancel` is idempotent."""
+
+    __slots__ = ("callback", "cancelled", "deadline")
+
+    def __init__(self, deadline: float, callback: Callable[[], Any]) -> None:
+        self.deadline = deadline
+        self.callback = callback
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class Clock(Protocol):
+    """What components may ask of time. Passed as ``clock=``; never a global."""
+
+    def now(self) -> float:
+        """Seconds since the Unix epoch (virtual or real)."""
+        ...
+
+    def call_later(self, delay: float, callback: Callable[[], Any]) -> TimerHandle: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+    async def sleep_until(self, deadline: float) -> None: ...
+
+    async def advance(self, seconds: float) -> None: ...
+
+    async def settle(self) -> None: ...
+
+    def move_on_after(self, seconds: float) -> contextlib.AbstractContextManager[anyio.CancelScope]: ...
+
+    def fail_after(self, seconds: float) -> contextlib.AbstractContextManager[anyio.CancelScope]: ...
+
+    async def wait_for(self, aw: Awaitable[T], timeout: float) -> T: ...
+
+    def timestamp(self) -> str: ...
+
+    def micro_timestamp(self) -> str: ...
+
+
+class _ClockBase:
+    """Timeouts built on ``call_later`` plus cancel scopes, shared by both clocks."""
+
+    def now(self) -> float:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def call_later(self, delay: float, callback: Callable[[], Any]) -> TimerHandle:  # pragma: no cover
+        raise NotImplementedError
+
+    async def sleep(self, seconds: float) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    async def sleep_until(self, deadline: float) -> None:
+        await self.sleep(max(0.0, deadline - self.now()))
+
+    def timestamp(self) -> str:
+        return format_time(self.now())
+
+    def micro_timestamp(self) -> str:
+        return format_time(self.now(), micro=True)
+
+    @contextlib.contextmanager
+    def move_on_after(self, seconds: float) -> Iterator[anyio.CancelScope]:
+        """Like ``anyio.move_on_after`` but on this clock."""
+        scope = anyio.CancelScope()
+        handle = self.call_later(seconds, scope.cancel)
+        try:
+            with scope:
+                yield scope
+        finally:
+            handle.cancel()
+
+    @contextlib.contextmanager
+    def fail_after(self, seconds: float) -> Iterator[anyio.CancelScope]:
+        """Like ``anyio.fail_after`` but on this clock: raises ``TimeoutError``."""
+        with self.move_on_after(seconds) as scope:
+            yield scope
+        if scope.cancelled_caught:
+            raise TimeoutError(f"timed out after {seconds:g}s")
+
+    async def wait_for(self, aw: Awaitable[T], timeout: float) -> T:
+        with self.fail_after(timeout):
+            return await aw
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+class VirtualClock(_ClockBase):
+    """Virtual time for an asyncio event loop; see the module docstring for the guarantees.
+
+    The driver must be running for time to move: ``async with clock.running(): ...`` (the cluster does
+    this for you).
+    """
+
+    def __init__(self, *, start: float = EPOCH, autojump: bool = True) -> None:
+        self._now = start
+        self.autojump = autojump
+        # heap of (deadline, seq, handle); invariant: every live timer is in the heap exactly once.
+        self._timers: list[tuple[float, int, TimerHandle]] = []
+        self._seq = itertools.count()
+        self._idle_waiters: list[asyncio.Future[None]] = []
+        self._advance_target: float | None = None
+        self._advance_done: asyncio.Future[None] | None = None
+        self._wakeup: asyncio.Event | None = None
+        self._driver: asyncio.Task[None] | None = None
+        self.timers_fired = 0
+
+    # --- reading time ---
+    def now(self) -> float:
+        return self._now
+
+    @property
+    def pending_timers(self) -> int:
+        return sum(1 for _, _, h in self._timers if not h.cancelled)
+
+    def next_deadline(self) -> float | None:
+        self._drop_cancelled()
+        return self._timers[0][0] if self._timers else None
+
+    # --- scheduling ---
+    def call_later(self, delay: float, callback: Callable[[], Any]) -> TimerHandle:
+        handle = TimerHandle(self._now + max(0.0, delay), callback)
+        heapq.heappush(self._timers, (handle.deadline, next(self._seq), handle))
+        if self._wakeup is not None:
+            self._wakeup.set()
+        return handle
+
+    async def sleep(self, seconds: float) -> None:
+        loop = asyncio.get_running_loop()
+        if seconds <= 0:
+            await asyncio.sleep(0)
+            return
+        fut: asyncio.Future[None] = loop.create_future()
+        handle = self.call_later(seconds, lambda: fut.done() or fut.set_result(None))
+        try:
+            await fut
+        finally:
+            handle.cancel()
+
+    async def advance(self, seconds: float) -> None:
+        """Let ``seconds`` of virtual time pass, running every timer due on the way."""
+        if self.autojump:
+            await self.sleep(seconds)
+            return
+        self._require_driver()
+        loop = asyncio.get_running_loop()
+        self._advance_target = self._now + max(0.0, seconds)
+        self._advance_done = loop.create_future()
+        self._poke()
+        try:
+            await self._advance_done
+        finally:
+            self._advance_target = None
+            self._advance_done = None
+
+    async def settle(self) -> None:
+        """Return once every other task is idle, without moving time."""
+        self._require_driver()
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._idle_waiters.append(fut)
+        self._poke()
+        await fut
+
+    # --- the driver ---
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[VirtualClock]:
+        """Run the driver for the duration of the block."""
+        if self._driver is not None:
+            raise RuntimeError("this VirtualClock is already running")
+        loop = asyncio.get_running_loop()
+        if not hasattr(loop, "_ready"):
+            raise RuntimeError(
+                "VirtualClock needs the standard asyncio event loop (it watches the loop's ready queue "
+                "to know when every task is idle); uvloop and other loops are not supported"
+            )
+        self._wakeup = asyncio.Event()
+        self._driver = loop.create_task(self._drive(loop), name="kubelite-virtual-clock")
+        try:
+            yield self
+        finally:
+            self._driver.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._driver
+            self._driver = None
+            self._wakeup = None
+
+    def _require_driver(self) -> None:
+        if self._driver is None:
+            raise RuntimeError("the VirtualClock driver is not running (use `async with clock.running():`)")
+
+    def _poke(self) -> None:
+        if self._wakeup is not None:
+            self._wakeup.set()
+
+    def _drop_cancelled(self) -> None:
+        timers = self._timers
+        while timers and timers[0][2].cancelled:
+            heapq.heappop(timers)
+
+    async def _until_idle(self, loop: asyncio.AbstractEventLoop) -> None:
+        ready = loop._ready  # type: ignore[attr-defined]
+        while True:
+            await asyncio.sleep(0)
+            if not ready:
+                return
+
+    def _fire_next(self) -> None:
+        """Jump to the earliest deadline and fire every timer due then."""
+        self._drop_cancelled()
+        deadline = self._timers[0][0]
+        if deadline > self._now:
+            self._now = deadline
+        while self._timers and self._timers[0][0] <= self._now:
+            _, _, handle = heapq.heappop(self._timers)
+            if not handle.cancelled:
+                handle.cancelled = True
+                self.timers_fired += 1
+                handle.callback()
+
+    async def _drive(self, loop: asyncio.AbstractEventLoop) -> None:
+        assert self._wakeup is not None
+        wakeup = self._wakeup
+        while True:
+            await self._until_idle(loop)
+            if self._idle_waiters:
+                waiters, self._idle_waiters = self._idle_waiters, []
+                for w in waiters:
+                    if not w.done():
+                        w.set_result(None)
+                continue
+            self._drop_cancelled()
+            target = self._advance_target
+            if target is not None:
+                if self._timers and self._timers[0][0] <= target:
+                    self._fire_next()
+                else:
+                    self._now = max(self._now, target)
+                    done = self._advance_done
+                    self._advance_target = None
+                    if done is not None and not done.done():
+                        done.set_result(None)
+                continue
+            if self.autojump and self._timers:
+                self._fire_next()
+                continue
+            wakeup.clear()
+            await wakeup.wait()
+
+
+class RealClock(_ClockBase):
+    """Wall-clock time, for serving real clients. Same API as :class:`VirtualClock`."""
+
+    def now(self) -> float:
+        return time.time()
+
+    def call_later(self, delay: float, callback: Callable[[], Any]) -> TimerHandle:
+        handle = TimerHandle(self.now() + delay, callback)
+
+        def fire() -> None:
+            if not handle.cancelled:
+                handle.cancelled = True
+                callback()
+
+        asyncio.get_running_loop().call_later(max(0.0, delay), fire)
+        return handle
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, seconds))
+
+    async def advance(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, seconds))
+
+    async def settle(self) -> None:
+        loop = asyncio.get_running_loop()
+        ready = loop._ready  # type: ignore[attr-defined]
+        for _ in range(10_000):
+            await asyncio.sleep(0)
+            if not ready:
+                return
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[RealClock]:
+        yield self

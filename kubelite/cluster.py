@@ -1,0 +1,218 @@
+"""``kubelite.Cluster``: the embedding entry point.
+
+::
+
+    async with kubelite.Cluster(seed=1) as cluster:
+        pod = await cluster.client.create(Pod(metadata=ObjectMeta(name="web"), spec=...))
+        await cluster.advance(30)            # 30 s of virtual time, instantly
+        await cluster.wait_for(lambda: ..., timeout=60)
+
+Contract:
+- A cluster owns one clock (virtual by default), one seeded ``random.Random`` (``cluster.rng``), one
+  store and one apiserver. Everything it starts receives these as arguments; nothing is global, so
+  any number of clusters can live in one process, and the same seed replays the same run.
+- On entry the cluster bootstraps what every real cluster has: the ``default``, ``kube-system``,
+  ``kube-public`` and ``kube-node-lease`` namespaces, the bootstrap RBAC policy and the system
+  priority classes. Housekeeping runs on the clock: etcd-style compaction every 5 minutes (to the
+  revision seen at the previous run, as kube-apiserver does) and watch bookmarks every minute.
+- On exit every task the cluster started is cancelled and awaited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from types import TracebackType
+from typing import Any
+
+import msgspec
+
+from kubelite.apiserver.admission.priority import SYSTEM_PRIORITY_CLASSES
+from kubelite.apiserver.auth.bootstrap import bootstrap_objects
+from kubelite.apiserver.auth.user import UserInfo
+from kubelite.apiserver.faults import FaultInjector
+from kubelite.apiserver.server import ApiServer
+from kubelite.clock import EPOCH, Clock, RealClock, VirtualClock
+from kubelite.client import Client
+from kubelite.store import Store
+
+__all__ = ["Cluster"]
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+
+COMPACTION_INTERVAL = 300.0
+BOOKMARK_INTERVAL = 60.0
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+@functools.cache
+def _bootstrap_payload() -> tuple[tuple[str, str, bytes], ...]:
+    """(group, plural, encoded object) for every bootstrap object, built once per process."""
+    out: list[tuple[str, str, bytes]] = []
+    for ns in SYSTEM_NAMESPACES:
+        out.append(("", "namespaces", _encode({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns},
+                                               "spec": {"finalizers": ["kubernetes"]},
+                                               "status": {"phase": "Active"}})))
+    plural = {"ClusterRole": "clusterroles", "ClusterRoleBinding": "clusterrolebindings", "Role": "roles",
+              "RoleBinding": "rolebindings"}
+    for obj in bootstrap_objects():
+        out.append(("rbac.authorization.k8s.io", plural[obj["kind"]], _encode(obj)))
+    for name, value in SYSTEM_PRIORITY_CLASSES.items():
+        out.append(("scheduling.k8s.io", "priorityclasses", _encode({
+            "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": value, "preemptionPolicy": "PreemptLowerPriority",
+            "description": "Used for system critical pods that must not be moved from their current node."
+            if name == "system-node-critical" else "Used for system critical pods that must run in the cluster, "
+                                                   "but can be moved to another node if necessary.",
+        })))
+    return tuple(out)
+
+
+class Cluster:
+    """A whole control plane in this process. See the module docstring."""
+
+    def __init__(
+        self, *, seed: int = 0, virtual_time: bool = True, autojump: bool = True, start_time: float = EPOCH,
+        clock: Clock | None = None, track_managed_fields: bool = True, history: int | None = None,
+    ) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+        if clock is None:
+            clock = VirtualClock(start=start_time, autojump=autojump) if virtual_time else RealClock()
+        self.clock: Clock = clock
+        self.store = Store(history=history) if history is not None else Store()
+        self.apiserver = ApiServer(
+            clock=self.clock, rng=self.rng, store=self.store, track_managed_fields=track_managed_fields,
+        )
+        self.client = Client(self.apiserver)
+        # Background tasks are plain asyncio tasks (not an anyio task group) so a cluster can be entered
+        # and exited from different tasks, as pytest-asyncio does with async fixtures.
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._clock_cm: Any = None
+        self._started = False
+
+    # --- lifecycle ---
+    async def __aenter__(self) -> Cluster:
+        running = getattr(self.clock, "running", None)
+        if running is not None:
+            self._clock_cm = running()
+            await self._clock_cm.__aenter__()
+        self._bootstrap()
+        self._started = True
+        self.start_soon(self._every, COMPACTION_INTERVAL, self._compact_tick, name="compaction")
+        self.start_soon(self._every, BOOKMARK_INTERVAL, self.apiserver.send_bookmarks, name="bookmarks")
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None,
+    ) -> None:
+        try:
+            tasks, self._tasks = self._tasks, []
+            for t in tasks:
+                t.cancel()
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+            self._started = False
+            errors = [r for r in results if isinstance(r, Exception)]
+            if errors and exc is None:
+                raise errors[0]
+        finally:
+            self.store.close_watches(reason="cluster stopped")
+            if self._clock_cm is not None:
+                await self._clock_cm.__aexit__(exc_type, exc, tb)
+                self._clock_cm = None
+
+    def start_soon(self, fn: Callable[..., Awaitable[Any]], *args: Any, name: str | None = None) -> None:
+        """Run a background task for the cluster's lifetime (cancelled on exit)."""
+        if not self._started:
+            raise RuntimeError("the cluster is not running (use `async with Cluster() as cluster:`)")
+        self._tasks.append(asyncio.get_running_loop().create_task(fn(*args), name=name))
+
+    def _bootstrap(self) -> None:
+        srv = self.apiserver
+        now = self.clock.timestamp()
+        for group, plural, data in _bootstrap_payload():
+            obj = _decode(data)
+            info = srv.registry.by_resource(group, plural)
+            meta = obj["metadata"]
+            meta["uid"] = str(__import__("uuid").UUID(int=self.rng.getrandbits(128), version=4))
+            meta["creationTimestamp"] = now
+            srv.store.create(srv.table(info), obj)
+            srv._committed(info, obj, None)
+
+    # --- housekeeping ---
+    async def _every(self, interval: float, fn: Callable[[], Any]) -> None:
+        while True:
+            await self.clock.sleep(interval)
+            fn()
+
+    _last_compaction_target = 0
+
+    def _compact_tick(self) -> None:
+        # kube-apiserver compacts to the revision it saw at the previous tick, so at least one interval of
+        # history is always available to watchers that resume.
+        if self._last_compaction_target:
+            self.store.compact(self._last_compaction_target)
+        self._last_compaction_target = self.store.revision
+
+    # --- time ---
+    @property
+    def now(self) -> float:
+        return self.clock.now()
+
+    async def advance(self, seconds: float) -> None:
+        """Let ``seconds`` of (virtual) time pass; everything due on the way runs."""
+        await self.clock.advance(seconds)
+
+    async def settle(self) -> None:
+        """Run until every task is idle, without moving time."""
+        await self.clock.settle()
+
+    async def wait_for(
+        self, predicate: Callable[[], Any], *, timeout: float = 60.0, interval: float = 0.1,
+    ) -> Any:
+        """Advance time until ``predicate()`` (sync or async) returns a truthy value; TimeoutError after
+        ``timeout`` seconds of cluster time. Returns that value."""
+        deadline = self.clock.now() + timeout
+        while True:
+            value = predicate()
+            if isinstance(value, Awaitable):
+                value = await value
+            if value:
+                return value
+            if self.clock.now() >= deadline:
+                raise TimeoutError(f"condition not met within {timeout:g}s of cluster time")
+            await self.clock.settle()
+            value = predicate()
+            if isinstance(value, Awaitable):
+                value = await value
+            if value:
+                return value
+            await self.clock.sleep(min(interval, max(0.0, deadline - self.clock.now())))
+
+    # --- identities ---
+    def client_as(self, name: str, groups: Sequence[str] = ()) -> Client:
+        """A client acting as another user (RBAC applies)."""
+        return self.client.as_user(name, groups)
+
+    def add_token(self, token: str, name: str, groups: Sequence[str] = ()) -> None:
+        gs = tuple(groups)
+        self.apiserver.authenticator.add_token(token, UserInfo(name=name, groups=gs))
+
+    def client_with_token(self, token: str | None) -> Client:
+        return self.client.with_token(token)
+
+    # --- faults ---
+    @property
+    def faults(self) -> FaultInjector:
+        return self.apiserver.faults
+
+    def close_watches(self) -> int:
+        """Fault switch: close every open watch (clients resume from their last revision)."""
+        return self.store.close_watches()
+
+    def compact(self, revision: int | None = None) -> int:
+        """Fault switch: force compaction now (older lists and watches get 410 Expired)."""
+        return self.store.compact(revision)

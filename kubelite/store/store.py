@@ -1,0 +1,504 @@
+"""The revisioned object store: kubelite's etcd plus the apiserver's watch cache.
+
+Guarantees:
+- One global revision. Every successful write (create, update, delete) takes the next revision, and
+  an object's ``metadata.resourceVersion`` is the revision of its last write (for a deletion, the
+  deletion's revision, as the etcd3 storage layer reports it).
+- Objects are kept as immutable JSON bytes. Writers hand the store a dict it may modify (it sets
+  ``metadata.resourceVersion``); readers get bytes and decode their own copy. Nothing a caller does
+  to a returned object can change the store.
+- Lists are served in key order (``namespace/name``) from any revision still in the history window:
+  ``resourceVersionMatch=Exact`` and ``continue`` tokens read a consistent snapshot.
+- A watch from revision R delivers every later change of its resource in revision order. A watch
+  from a revision older than the history window fails with 410 Expired ("too old resource
+  version"), and so does a list at such a revision; the client relists.
+- Watchers are filtered by namespace and a predicate. An object that stops matching is sent as
+  DELETED (its previous state at the new revision), one that starts matching as ADDED, as the
+  apiserver's cacheWatcher does. Watchers pinned to one value of the table's trigger field (pods by
+  ``spec.nodeName``) are only offered events whose old or new object has that value.
+- Everything here is synchronous: in single-threaded asyncio a write is atomic.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import msgspec
+from sortedcontainers import SortedDict
+
+from kubelite.errors import (
+    AlreadyExists,
+    BadRequest,
+    Conflict,
+    Expired,
+    NotFound,
+    ServerTimeout,
+    StatusCause,
+)
+from kubelite.store.watch import ADDED, BOOKMARK, DELETED, MODIFIED, Predicate, WatchEvent, Watcher
+
+__all__ = ["ListResult", "Store", "StoredObject", "Table", "object_key"]
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+
+# Per-table event history kept for watch resumption and snapshot reads (the watch cache capacity).
+DEFAULT_HISTORY = 200_000
+DEFAULT_WATCH_CAPACITY = 100_000
+
+
+def object_key(namespace: str, name: str) -> str:
+    return f"{namespace}/{name}" if namespace else name
+
+
+class StoredObject:
+    """One version of one object. Immutable by convention: nobody outside this module mutates it."""
+
+    __slots__ = ("data", "fields", "key", "labels", "name", "namespace", "rv", "trigger")
+
+    def __init__(
+        self, key: str, namespace: str, name: str, rv: int, data: bytes, labels: dict[str, str] | None,
+        fields: dict[str, str] | None, trigger: str | None,
+    ) -> None:
+        self.key = key
+        self.namespace = namespace
+        self.name = name
+        self.rv = rv
+        self.data = data
+        self.labels = labels
+        self.fields = fields
+        self.trigger = trigger
+
+    def decode(self) -> dict[str, Any]:
+        return _decode(self.data)  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"StoredObject({self.key!r}, rv={self.rv})"
+
+
+class _Event:
+    __slots__ = ("cur", "prev", "rv", "type")
+
+    def __init__(self, type: str, rv: int, cur: StoredObject, prev: StoredObject | None) -> None:
+        self.type = type
+        self.rv = rv
+        self.cur = cur
+        self.prev = prev
+
+
+class ListResult:
+    __slots__ = ("continue_", "items", "remaining", "rv")
+
+    def __init__(self, items: list[StoredObject], rv: int, continue_: str | None, remaining: int | None) -> None:
+        self.items = items
+        self.rv = rv
+        self.continue_ = continue_
+        self.remaining = remaining
+
+
+FieldsFn = Callable[[dict[str, Any]], dict[str, str] | None]
+
+
+class Table:
+    """All objects of one resource (e.g. ``deployments.apps``), with their history and watchers."""
+
+    def __init__(
+        self, group: str, plural: str, *, namespaced: bool, fields_fn: FieldsFn | None = None,
+        trigger_field: str | None = None, history: int = DEFAULT_HISTORY,
+    ) -> None:
+        self.group = group
+        self.plural = plural
+        self.namespaced = namespaced
+        self.fields_fn = fields_fn
+        self.trigger_field = trigger_field
+        self.objects: SortedDict = SortedDict()  # key -> StoredObject
+        self.history: deque[_Event] = deque()
+        self.history_limit = history
+        # every event with rv > dropped_rv is still in history
+        self.dropped_rv = 0
+        self.watchers: list[Watcher] = []
+        self.pinned: dict[str, list[Watcher]] = {}
+
+    def __len__(self) -> int:
+        return len(self.objects)
+
+
+class Store:
+    """The revisioned store. See the module docstring for the contract."""
+
+    def __init__(self, *, history: int = DEFAULT_HISTORY) -> None:
+        self.revision = 0
+        self.compacted = 0
+        self.tables: dict[tuple[str, str], Table] = {}
+        self._history = history
+        self.writes = 0
+        self.events_delivered = 0
+
+    # --- tables ---
+    def add_table(
+        self, group: str, plural: str, *, namespaced: bool, fields_fn: FieldsFn | None = None,
+        trigger_field: str | None = None,
+    ) -> Table:
+        key = (group, plural)
+        table = self.tables.get(key)
+        if table is None:
+            table = self.tables[key] = Table(
+                group, plural, namespaced=namespaced, fields_fn=fields_fn, trigger_field=trigger_field,
+                history=self._history,
+            )
+        return table
+
+    def remove_table(self, group: str, plural: str) -> None:
+        table = self.tables.pop((group, plural), None)
+        if table is not None:
+            for w in [*table.watchers, *(w for ws in table.pinned.values() for w in ws)]:
+                w.close("resource removed")
+
+    def table(self, group: str, plural: str) -> Table:
+        return self.tables[(group, plural)]
+
+    # --- reads ---
+    def get(self, table: Table, namespace: str, name: str) -> StoredObject | None:
+        obj: StoredObject | None = table.objects.get(object_key(namespace, name))
+        return obj
+
+    def list(
+        self, table: Table, *, namespace: str | None = None, predicate: Predicate | None = None,
+        resource_version: str | None = None, resource_version_match: str | None = None,
+        limit: int | None = None, continue_: str | None = None,
+    ) -> ListResult:
+        """Upstream list semantics (k8s.io/apiserver storage/cacher + etcd3 GetList)."""
+        start_key = ""
+        if continue_:
+            if resource_version not in (None, "", "0") and resource_version_match is None:
+                raise BadRequest.make("specifying resource version is not allowed when using continue")
+            at_rv, start_key = self._decode_continue(continue_)
+            self._check_not_compacted(table, at_rv, continue_token=True)
+        else:
+            at_rv = self._list_revision(table, resource_version, resource_version_match)
+        prefix = f"{namespace}/" if namespace and table.namespaced else ""
+        if prefix and start_key < prefix:
+            start_key = prefix
+        items: list[StoredObject] = []
+        next_key: str | None = None
+        matched_after = 0
+        count_rest = limit is not None and predicate is None
+        for obj in self._iter_snapshot(table, at_rv, start_key):
+            if prefix and not obj.key.startswith(prefix):
+                break
+            if predicate is not None and not predicate(obj):
+                continue
+            if limit is not None and len(items) >= limit:
+                if next_key is None:
+                    next_key = obj.key
+                    if not count_rest:
+                        break
+                matched_after += 1
+                continue
+            items.append(obj)
+        token = self._encode_continue(at_rv, next_key) if next_key is not None else None
+        remaining = matched_after if (token is not None and count_rest) else None
+        return ListResult(items, at_rv, token, remaining)
+
+    def _list_revision(self, table: Table, rv: str | None, match: str | None) -> int:
+        if match not in (None, "", "Exact", "NotOlderThan"):
+            raise BadRequest.make(f'unsupported resourceVersionMatch value "{match}"')
+        if rv in (None, ""):
+            if match:
+                raise BadRequest.make("resourceVersionMatch is forbidden unless resourceVersion is provided")
+            return self.revision
+        n = self._parse_rv(rv)
+        if match == "Exact":
+            if n == 0:
+                raise BadRequest.make('resourceVersionMatch "Exact" is forbidden for resourceVersion "0"')
+            if n > self.revision:
+                raise self._too_large(n)
+            self._check_not_compacted(table, n)
+            return n
+        # NotOlderThan (the default for a non-zero resourceVersion) and "0" (any): we are never stale.
+        if n > self.revision:
+            raise self._too_large(n)
+        return self.revision
+
+    def _too_large(self, n: int) -> ServerTimeout:
+        err = ServerTimeout.make(
+            f"Too large resource version: {n}, current: {self.revision}",
+            causes=[StatusCause(reason="ResourceVersionTooLarge", message="Too large resource version")],
+            retry_after_seconds=1,
+        )
+        assert isinstance(err, ServerTimeout)
+        return err
+
+    @staticmethod
+    def _parse_rv(rv: str) -> int:
+        try:
+            n = int(rv)
+        except ValueError:
+            raise BadRequest.make(f'invalid resource version "{rv}"') from None
+        if n < 0:
+            raise BadRequest.make(f'invalid resource version "{rv}"')
+        return n
+
+    def _check_not_compacted(self, table: Table, rv: int, *, continue_token: bool = False) -> None:
+        oldest = max(self.compacted, table.dropped_rv)
+        if rv < oldest:
+            if continue_token:
+                raise Expired.make(
+                    "The provided continue parameter is too old to display a consistent list result. You "
+                    "can start a new list without the continue parameter."
+                )
+            raise Expired.make(f"too old resource version: {rv} ({oldest})")
+
+    def _iter_snapshot(self, table: Table, at_rv: int, start_key: str) -> Iterator[StoredObject]:
+        """Objects as of revision ``at_rv`` with key >= start_key, in key order."""
+        objects = table.objects
+        if at_rv >= self.revision or not table.history or table.history[-1].rv <= at_rv:
+            for key in objects.irange(minimum=start_key):
+                yield objects[key]
+            return
+        # Undo, newest first, every change made after at_rv: the earliest change's prev wins.
+        overrides: dict[str, StoredObject | None] = {}
+        for ev in reversed(table.history):
+            if ev.rv <= at_rv:
+                break
+            overrides[ev.cur.key] = ev.prev
+        keys = sorted({*objects.irange(minimum=start_key), *(k for k in overrides if k >= start_key)})
+        for key in keys:
+            if key in overrides:
+                prev = overrides[key]
+                if prev is not None:
+                    yield prev
+            else:
+                yield objects[key]
+
+    @staticmethod
+    def _encode_continue(rv: int, key: str) -> str:
+        raw = _encode({"v": "meta.k8s.io/v1", "rv": rv, "start": key})
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    @staticmethod
+    def _decode_continue(token: str) -> tuple[int, str]:
+        try:
+            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+            data = _decode(raw)
+            return int(data["rv"]), str(data["start"])
+        except Exception:
+            raise BadRequest.make(f'continue key is not valid: "{token}"') from None
+
+    # --- writes ---
+    def _stored(self, table: Table, obj: dict[str, Any], rv: int) -> StoredObject:
+        meta = obj["metadata"]
+        meta["resourceVersion"] = str(rv)
+        ns = meta.get("namespace") or ""
+        name = meta["name"]
+        labels = meta.get("labels")
+        fields = table.fields_fn(obj) if table.fields_fn is not None else None
+        trigger = fields.get(table.trigger_field) if (fields is not None and table.trigger_field) else None
+        return StoredObject(
+            object_key(ns, name), ns, name, rv, _encode(obj), dict(labels) if labels else None, fields, trigger,
+        )
+
+    def create(self, table: Table, obj: dict[str, Any]) -> StoredObject:
+        """Insert a new object; 409 AlreadyExists if the key is taken. Sets metadata.resourceVersion."""
+        meta = obj["metadata"]
+        key = object_key(meta.get("namespace") or "", meta["name"])
+        if key in table.objects:
+            raise AlreadyExists.for_object(table.group, table.plural, meta["name"])
+        rv = self.revision + 1
+        stored = self._stored(table, obj, rv)
+        self.revision = rv
+        table.objects[key] = stored
+        self._record(table, _Event(ADDED, rv, stored, None))
+        return stored
+
+    def update(self, table: Table, obj: dict[str, Any], *, expect_rv: int | None = None) -> StoredObject:
+        """Replace an object; 404 if absent, 409 Conflict if ``expect_rv`` is stale."""
+        meta = obj["metadata"]
+        key = object_key(meta.get("namespace") or "", meta["name"])
+        old: StoredObject | None = table.objects.get(key)
+        if old is None:
+            raise NotFound.for_object(table.group, table.plural, meta["name"])
+        if expect_rv is not None and expect_rv != old.rv:
+            raise Conflict.for_object(
+                table.group, table.plural, meta["name"],
+                "the object has been modified; please apply your changes to the latest version and try again",
+            )
+        rv = self.revision + 1
+        stored = self._stored(table, obj, rv)
+        self.revision = rv
+        table.objects[key] = stored
+        self._record(table, _Event(MODIFIED, rv, stored, old))
+        return stored
+
+    def delete(self, table: Table, namespace: str, name: str, *, expect_rv: int | None = None) -> StoredObject:
+        """Remove an object; returns its final state stamped with the deletion's revision."""
+        key = object_key(namespace, name)
+        old: StoredObject | None = table.objects.get(key)
+        if old is None:
+            raise NotFound.for_object(table.group, table.plural, name)
+        if expect_rv is not None and expect_rv != old.rv:
+            raise Conflict.for_object(
+                table.group, table.plural, name,
+                "the object has been modified; please apply your changes to the latest version and try again",
+            )
+        rv = self.revision + 1
+        final = self._stored(table, old.decode(), rv)
+        self.revision = rv
+        del table.objects[key]
+        self._record(table, _Event(DELETED, rv, final, old))
+        return final
+
+    def _record(self, table: Table, ev: _Event) -> None:
+        self.writes += 1
+        hist = table.history
+        hist.append(ev)
+        if len(hist) > table.history_limit:
+            dropped = hist.popleft()
+            table.dropped_rv = dropped.rv
+        self._dispatch(table, ev)
+
+    # --- watches ---
+    def watch(
+        self, table: Table, *, namespace: str | None = None, predicate: Predicate | None = None,
+        resource_version: str | None = None, send_initial_events: bool | None = None,
+        allow_bookmarks: bool = False, capacity: int = DEFAULT_WATCH_CAPACITY, trigger: str | None = None,
+        bookmark_data: Callable[[int, bool], bytes] | None = None,
+    ) -> Watcher:
+        """Open a watch (upstream semantics for resourceVersion "", "0" and N; sendInitialEvents)."""
+        if trigger is not None and table.trigger_field is None:
+            trigger = None
+        w = Watcher(
+            namespace=namespace if table.namespaced else None, predicate=predicate, capacity=capacity,
+            allow_bookmarks=allow_bookmarks, trigger=trigger,
+        )
+        initial = send_initial_events
+        if initial is None:
+            initial = resource_version in (None, "", "0")
+        if initial:
+            if resource_version not in (None, "", "0"):
+                # sendInitialEvents with an explicit revision: state as of that revision, then changes.
+                start = self._list_revision(table, resource_version, "NotOlderThan")
+            else:
+                start = self.revision
+            for obj in self._iter_snapshot(table, start, ""):
+                if self._visible(w, obj):
+                    w.push(WatchEvent(ADDED, obj.rv, obj.data))
+            if send_initial_events and allow_bookmarks and bookmark_data is not None:
+                w.push(WatchEvent(BOOKMARK, start, bookmark_data(start, True)))
+        else:
+            assert resource_version is not None
+            start = self._parse_rv(resource_version)
+            if start > self.revision:
+                raise self._too_large(start)
+            self._check_not_compacted(table, start)
+            for ev in self._history_after(table, start):
+                self._offer(w, ev)
+        w.position = max(w.position, start)
+        self._register(table, w)
+        return w
+
+    @staticmethod
+    def _history_after(table: Table, rv: int) -> Iterable[_Event]:
+        hist = table.history
+        # history is in revision order; find the first event after rv by bisection
+        lo, hi = 0, len(hist)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if hist[mid].rv <= rv:
+                lo = mid + 1
+            else:
+                hi = mid
+        for i in range(lo, len(hist)):
+            yield hist[i]
+
+    def _register(self, table: Table, w: Watcher) -> None:
+        if w.trigger is not None:
+            table.pinned.setdefault(w.trigger, []).append(w)
+        else:
+            table.watchers.append(w)
+
+        def unregister(watcher: Watcher) -> None:
+            if watcher.trigger is not None:
+                lst = table.pinned.get(watcher.trigger)
+                if lst is not None and watcher in lst:
+                    lst.remove(watcher)
+                    if not lst:
+                        del table.pinned[watcher.trigger]
+            elif watcher in table.watchers:
+                table.watchers.remove(watcher)
+
+        w._on_close = unregister
+        if w.closed:  # overflowed while replaying history
+            unregister(w)
+
+    @staticmethod
+    def _visible(w: Watcher, obj: StoredObject) -> bool:
+        if w.namespace is not None and obj.namespace != w.namespace:
+            return False
+        if w.trigger is not None and obj.trigger != w.trigger:
+            return False
+        return w.predicate is None or w.predicate(obj)
+
+    def _offer(self, w: Watcher, ev: _Event) -> None:
+        cur, prev = ev.cur, ev.prev
+        if ev.type == DELETED:
+            if self._visible(w, prev if prev is not None else cur):
+                w.push(WatchEvent(DELETED, ev.rv, cur.data))
+                self.events_delivered += 1
+            return
+        now_ok = self._visible(w, cur)
+        was_ok = prev is not None and self._visible(w, prev)
+        if now_ok:
+            w.push(WatchEvent(MODIFIED if was_ok else ADDED, ev.rv, cur.data))
+            self.events_delivered += 1
+        elif was_ok:
+            assert prev is not None
+            last = prev.decode()
+            last["metadata"]["resourceVersion"] = str(ev.rv)
+            w.push(WatchEvent(DELETED, ev.rv, _encode(last)))
+            self.events_delivered += 1
+
+    def _dispatch(self, table: Table, ev: _Event) -> None:
+        if table.watchers:
+            for w in list(table.watchers):
+                self._offer(w, ev)
+        if table.pinned:
+            t_new = ev.cur.trigger
+            t_old = ev.prev.trigger if ev.prev is not None else None
+            targets = table.pinned.get(t_new, []) if t_new is not None else []
+            if t_old is not None and t_old != t_new:
+                targets = [*targets, *table.pinned.get(t_old, [])]
+            for w in list(targets):
+                self._offer(w, ev)
+
+    def bookmark(self, table: Table, data: Callable[[int, bool], bytes]) -> None:
+        """Send a BOOKMARK at the current revision to every watcher of ``table`` that asked for them."""
+        rv = self.revision
+        for w in [*table.watchers, *(w for ws in table.pinned.values() for w in ws)]:
+            if w.allow_bookmarks and not w.closed and w.position < rv:
+                w.push(WatchEvent(BOOKMARK, rv, data(rv, False)))
+
+    def close_watches(self, table: Table | None = None, reason: str = "closed by fault injection") -> int:
+        tables = [table] if table is not None else list(self.tables.values())
+        n = 0
+        for t in tables:
+            for w in [*t.watchers, *(w for ws in t.pinned.values() for w in ws)]:
+                w.close(reason)
+                n += 1
+        return n
+
+    # --- compaction ---
+    def compact(self, revision: int | None = None) -> int:
+        """Forget history up to ``revision`` (default: now). Lists and watches at older revisions get 410."""
+        rev = self.revision if revision is None else min(revision, self.revision)
+        if rev <= self.compacted:
+            return self.compacted
+        self.compacted = rev
+        for table in self.tables.values():
+            hist = table.history
+            while hist and hist[0].rv <= rev:
+                hist.popleft()
+        return rev

@@ -1,0 +1,149 @@
+"""Watch channels: one bounded queue per watcher, filled synchronously by store writes.
+
+Guarantees:
+- Events reach a watcher in revision order, each exactly once, until the watcher is closed.
+- Delivery never blocks a writer: a store write appends to the watcher's queue and returns. A watcher
+  whose queue is full has fallen too far behind; it is closed with ``reason="too slow"`` instead of
+  silently losing events (its client relists or re-watches from the last revision it saw, as a
+  client-go Reflector does).
+- A closed watcher yields the events it already holds and then ends.
+- Events carry the stored bytes; each consumer decodes its own copy, so no watcher can corrupt the
+  store or another watcher's view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import msgspec
+
+__all__ = ["ADDED", "BOOKMARK", "DELETED", "ERROR", "MODIFIED", "WatchEvent", "Watcher"]
+
+ADDED = "ADDED"
+MODIFIED = "MODIFIED"
+DELETED = "DELETED"
+BOOKMARK = "BOOKMARK"
+ERROR = "ERROR"
+
+_decoder = msgspec.json.Decoder()
+
+
+class WatchEvent:
+    """One watch event: its type, the revision it happened at, and the object as JSON bytes."""
+
+    __slots__ = ("_obj", "data", "rv", "type")
+
+    def __init__(self, type: str, rv: int, data: bytes) -> None:
+        self.type = type
+        self.rv = rv
+        self.data = data
+        self._obj: Any = None
+
+    @property
+    def object(self) -> dict[str, Any]:
+        """The object as a plain dict, decoded on first access (this event's own copy)."""
+        if self._obj is None:
+            self._obj = _decoder.decode(self.data)
+        return self._obj  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"WatchEvent({self.type}, rv={self.rv})"
+
+
+Predicate = Callable[[Any], bool]
+
+
+class Watcher:
+    """The receiving end of a watch. Iterate it (``async for ev in watcher``) or call :meth:`next`.
+
+    Invariants: ``closed`` never goes back to False; after close no event is appended.
+    """
+
+    __slots__ = (
+        "_on_close", "_waiter", "allow_bookmarks", "capacity", "close_reason", "closed", "namespace",
+        "predicate", "queue", "trigger", "position",
+    )
+
+    def __init__(
+        self,
+        *,
+        namespace: str | None,
+        predicate: Predicate | None,
+        capacity: int,
+        allow_bookmarks: bool = False,
+        trigger: str | None = None,
+    ) -> None:
+        self.namespace = namespace
+        self.predicate = predicate
+        self.capacity = capacity
+        self.allow_bookmarks = allow_bookmarks
+        # value of the table's trigger field this watcher is pinned to (e.g. a node name), if any
+        self.trigger = trigger
+        self.queue: deque[WatchEvent] = deque()
+        self.closed = False
+        self.close_reason = ""
+        # revision of the last event queued (bookmarks included)
+        self.position = 0
+        self._waiter: asyncio.Future[None] | None = None
+        self._on_close: Callable[[Watcher], None] | None = None
+
+    # --- producer side (sync, called by the store) ---
+    def push(self, event: WatchEvent) -> None:
+        if self.closed:
+            return
+        if len(self.queue) >= self.capacity:
+            self.close("too slow")
+            return
+        self.queue.append(event)
+        self.position = event.rv
+        w = self._waiter
+        if w is not None and not w.done():
+            w.set_result(None)
+
+    def close(self, reason: str = "closed") -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.close_reason = reason
+        if self._on_close is not None:
+            self._on_close(self)
+            self._on_close = None
+        w = self._waiter
+        if w is not None and not w.done():
+            w.set_result(None)
+
+    # --- consumer side ---
+    def poll(self) -> WatchEvent | None:
+        """The next queued event without waiting, or None."""
+        return self.queue.popleft() if self.queue else None
+
+    async def next(self) -> WatchEvent | None:
+        """The next event, waiting for one; None once the watcher is closed and drained."""
+        while not self.queue:
+            if self.closed:
+                return None
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self.queue.popleft()
+
+    def __aiter__(self) -> AsyncIterator[WatchEvent]:
+        return self._iter()
+
+    async def _iter(self) -> AsyncIterator[WatchEvent]:
+        while True:
+            ev = await self.next()
+            if ev is None:
+                return
+            yield ev
+
+    def __enter__(self) -> Watcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close("stopped")

@@ -1,0 +1,241 @@
+"""Store semantics: revisions, lists at revisions, pagination, watches, compaction, slow watchers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kubelite.errors import AlreadyExists, BadRequest, Conflict, Expired, NotFound, ServerTimeout
+from kubelite.store import ADDED, BOOKMARK, DELETED, MODIFIED, Store, Table
+
+
+def obj(name: str, ns: str = "default", **labels: str) -> dict[str, Any]:
+    return {"metadata": {"name": name, "namespace": ns, "labels": dict(labels)}, "spec": {"v": 0}}
+
+
+def fields(o: dict[str, Any]) -> dict[str, str]:
+    return {"metadata.name": o["metadata"]["name"], "spec.nodeName": o.get("spec", {}).get("nodeName", "")}
+
+
+@pytest.fixture
+def store() -> Store:
+    return Store()
+
+
+@pytest.fixture
+def pods(store: Store) -> Table:
+    return store.add_table("", "pods", namespaced=True, fields_fn=fields, trigger_field="spec.nodeName")
+
+
+def drain(w: Any) -> list[tuple[str, int, str]]:
+    out = []
+    while (ev := w.poll()) is not None:
+        out.append((ev.type, ev.rv, ev.object["metadata"].get("name", "")))
+    return out
+
+
+def test_every_write_takes_the_next_global_revision(store: Store, pods: Table) -> None:
+    other = store.add_table("", "configmaps", namespaced=True)
+    a = store.create(pods, obj("a"))
+    b = store.create(other, obj("b"))
+    a2 = store.update(pods, {**obj("a"), "spec": {"v": 1}})
+    gone = store.delete(other, "default", "b")
+    assert [a.rv, b.rv, a2.rv, gone.rv] == [1, 2, 3, 4]
+    assert a2.decode()["metadata"]["resourceVersion"] == "3"
+    # a deleted object's final state carries the deletion's revision, as etcd3 storage reports it
+    assert gone.decode()["metadata"]["resourceVersion"] == "4"
+
+
+@pytest.mark.parametrize(
+    ("op", "error"),
+    [
+        (lambda s, t: s.create(t, obj("a")), AlreadyExists),
+        (lambda s, t: s.update(t, obj("missing")), NotFound),
+        (lambda s, t: s.update(t, obj("a"), expect_rv=999), Conflict),
+        (lambda s, t: s.delete(t, "default", "missing"), NotFound),
+        (lambda s, t: s.delete(t, "default", "a", expect_rv=999), Conflict),
+    ],
+    ids=["create-exists", "update-missing", "update-stale-rv", "delete-missing", "delete-stale-rv"],
+)
+def test_rejected_writes_change_nothing(store: Store, pods: Table, op: Any, error: type) -> None:
+    store.create(pods, obj("a"))
+    before = (store.revision, {k: v.data for k, v in pods.objects.items()})
+    with pytest.raises(error):
+        op(store, pods)
+    assert (store.revision, {k: v.data for k, v in pods.objects.items()}) == before
+
+
+def test_conflict_message_matches_upstream(store: Store, pods: Table) -> None:
+    store.create(pods, obj("a"))
+    with pytest.raises(Conflict) as e:
+        store.update(pods, obj("a"), expect_rv=7)
+    assert e.value.status.code == 409
+    assert e.value.message == (
+        'Operation cannot be fulfilled on pods "a": the object has been modified; please apply your changes '
+        "to the latest version and try again"
+    )
+
+
+def test_mutating_a_handed_object_cannot_change_the_store(store: Store, pods: Table) -> None:
+    body = obj("a", app="web")
+    stored = store.create(pods, body)
+    body["metadata"]["labels"]["app"] = "evil"
+    decoded = stored.decode()
+    decoded["spec"]["v"] = 42
+    assert store.get(pods, "default", "a").decode()["metadata"]["labels"] == {"app": "web"}  # type: ignore[union-attr]
+    assert store.get(pods, "default", "a").decode()["spec"] == {"v": 0}  # type: ignore[union-attr]
+
+
+def test_list_is_in_key_order_and_namespace_scoped(store: Store, pods: Table) -> None:
+    for ns, name in [("b", "z"), ("a", "y"), ("a", "x"), ("ab", "w")]:
+        store.create(pods, obj(name, ns))
+    assert [o.key for o in store.list(pods).items] == ["a/x", "a/y", "ab/w", "b/z"]
+    assert [o.key for o in store.list(pods, namespace="a").items] == ["a/x", "a/y"]
+
+
+def test_pagination_reads_a_consistent_snapshot(store: Store, pods: Table) -> None:
+    for i in range(5):
+        store.create(pods, obj(f"p{i}"))
+    page1 = store.list(pods, limit=2)
+    assert [o.name for o in page1.items] == ["p0", "p1"]
+    assert page1.remaining == 3
+    # changes after the first page do not show up in later pages
+    store.delete(pods, "default", "p3")
+    store.create(pods, obj("p9"))
+    store.update(pods, {**obj("p2"), "spec": {"v": 7}})
+    page2 = store.list(pods, limit=2, continue_=page1.continue_)
+    assert [o.name for o in page2.items] == ["p2", "p3"]
+    assert page2.items[0].decode()["spec"] == {"v": 0}
+    page3 = store.list(pods, limit=2, continue_=page2.continue_)
+    assert [o.name for o in page3.items] == ["p4"]
+    assert page3.continue_ is None
+    assert page1.rv == page2.rv == page3.rv
+
+
+def test_list_at_exact_revision_rebuilds_the_past(store: Store, pods: Table) -> None:
+    store.create(pods, obj("a"))
+    rv = store.create(pods, obj("b")).rv
+    store.delete(pods, "default", "a")
+    store.create(pods, obj("c"))
+    past = store.list(pods, resource_version=str(rv), resource_version_match="Exact")
+    assert [o.name for o in past.items] == ["a", "b"]
+    assert past.rv == rv
+
+
+@pytest.mark.parametrize(
+    ("rv", "match", "error"),
+    [
+        ("99", None, ServerTimeout),
+        ("99", "Exact", ServerTimeout),
+        ("0", "Exact", BadRequest),
+        ("", "Exact", BadRequest),
+        ("x", None, BadRequest),
+        ("1", "Sometime", BadRequest),
+    ],
+    ids=["too-large", "too-large-exact", "exact-zero", "match-without-rv", "not-a-number", "bad-match"],
+)
+def test_list_resource_version_errors(store: Store, pods: Table, rv: str, match: str | None, error: type) -> None:
+    store.create(pods, obj("a"))
+    with pytest.raises(error):
+        store.list(pods, resource_version=rv, resource_version_match=match)
+
+
+def test_watch_resumes_from_any_revision_in_the_window(store: Store, pods: Table) -> None:
+    store.create(pods, obj("a"))
+    rv = store.create(pods, obj("b")).rv
+    store.update(pods, obj("a"))
+    store.delete(pods, "default", "b")
+    w = store.watch(pods, resource_version=str(rv))
+    store.create(pods, obj("c"))
+    assert drain(w) == [(MODIFIED, 3, "a"), (DELETED, 4, "b"), (ADDED, 5, "c")]
+
+
+def test_watch_without_revision_starts_with_current_state(store: Store, pods: Table) -> None:
+    store.create(pods, obj("a"))
+    store.create(pods, obj("b"))
+    store.delete(pods, "default", "a")
+    w = store.watch(pods)
+    assert drain(w) == [(ADDED, 2, "b")]
+
+
+def test_watch_after_compaction_is_410_then_relist_works(store: Store, pods: Table) -> None:
+    for i in range(4):
+        store.create(pods, obj(f"p{i}"))
+    store.compact(3)
+    with pytest.raises(Expired) as e:
+        store.watch(pods, resource_version="2")
+    assert e.value.status.code == 410
+    assert e.value.status.reason == "Expired"
+    assert e.value.message == "too old resource version: 2 (3)"
+    with pytest.raises(Expired):
+        store.list(pods, resource_version="2", resource_version_match="Exact")
+    relist = store.list(pods)
+    w = store.watch(pods, resource_version=str(relist.rv))
+    store.create(pods, obj("p9"))
+    assert drain(w) == [(ADDED, 5, "p9")]
+
+
+def test_history_window_expires_old_revisions(store: Store) -> None:
+    small = Store(history=3)
+    t = small.add_table("", "pods", namespaced=True)
+    for i in range(6):
+        small.create(t, obj(f"p{i}"))
+    with pytest.raises(Expired):
+        small.watch(t, resource_version="1")
+    w = small.watch(t, resource_version="3")
+    assert [e[2] for e in drain(w)] == ["p3", "p4", "p5"]
+
+
+def test_selector_transitions_send_added_and_deleted(store: Store, pods: Table) -> None:
+    w = store.watch(pods, resource_version="0", predicate=lambda o: (o.labels or {}).get("app") == "web")
+    store.create(pods, obj("a", app="db"))
+    store.update(pods, obj("a", app="web"))  # starts matching -> ADDED
+    store.update(pods, obj("a", app="web"))  # still matching -> MODIFIED
+    store.update(pods, obj("a", app="db"))  # stops matching -> DELETED with previous state
+    events = []
+    while (ev := w.poll()) is not None:
+        events.append((ev.type, ev.rv, ev.object["metadata"]["labels"]["app"], ev.object["metadata"]["resourceVersion"]))
+    assert events == [(ADDED, 2, "web", "2"), (MODIFIED, 3, "web", "3"), (DELETED, 4, "web", "4")]
+
+
+def test_pinned_watchers_only_see_their_node(store: Store, pods: Table) -> None:
+    w1 = store.watch(pods, resource_version="0", trigger="node-1")
+    w2 = store.watch(pods, resource_version="0", trigger="node-2")
+    store.create(pods, {**obj("a"), "spec": {"nodeName": "node-1"}})
+    store.create(pods, {**obj("b"), "spec": {"nodeName": "node-2"}})
+    store.update(pods, {**obj("a"), "spec": {"nodeName": "node-2"}})
+    assert drain(w1) == [(ADDED, 1, "a"), (DELETED, 3, "a")]
+    assert drain(w2) == [(ADDED, 2, "b"), (ADDED, 3, "a")]
+
+
+def test_slow_watcher_is_closed_not_silently_lossy(store: Store, pods: Table) -> None:
+    w = store.watch(pods, resource_version="0", capacity=3)
+    for i in range(5):
+        store.create(pods, obj(f"p{i}"))
+    assert w.closed
+    assert w.close_reason == "too slow"
+    # it still yields what it had, in order, then ends; the writer never blocked
+    assert [e[2] for e in drain(w)] == ["p0", "p1", "p2"]
+    assert store.revision == 5
+    assert pods.watchers == []
+
+
+def test_bookmarks_and_initial_events_end(store: Store, pods: Table) -> None:
+    store.create(pods, obj("a"))
+
+    def bm(rv: int, initial: bool) -> bytes:
+        ann = ',"annotations":{"k8s.io/initial-events-end":"true"}' if initial else ""
+        return f'{{"metadata":{{"resourceVersion":"{rv}"{ann}}}}}'.encode()
+
+    w = store.watch(pods, send_initial_events=True, allow_bookmarks=True, bookmark_data=bm)
+    first, end = w.poll(), w.poll()
+    assert first is not None and first.type == ADDED
+    assert end is not None and end.type == BOOKMARK
+    assert end.object["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+    store.create(pods, obj("b"))
+    w.poll()
+    store.create(store.add_table("", "configmaps", namespaced=True), obj("c"))
+    store.bookmark(pods, bm)
+    ev = w.poll()
+    assert ev is not None and ev.type == BOOKMARK and ev.rv == 3
