@@ -37,12 +37,21 @@ T = TypeVar("T")
 EPOCH = 1735689600.0
 
 
+_last_formatted: tuple[int, str] = (-1, "")
+
+
 def format_time(t: float, *, micro: bool = False) -> str:
     """RFC 3339 in UTC as Kubernetes writes ``metav1.Time`` (seconds) or ``MicroTime``."""
-    dt = datetime.fromtimestamp(t, UTC)
+    global _last_formatted
     if micro:
-        return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    whole = int(t // 1)
+    last = _last_formatted
+    if last[0] == whole:  # many writes share one second of (virtual) time
+        return last[1]
+    text = datetime.fromtimestamp(whole, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    _last_formatted = (whole, text)
+    return text
 
 
 def parse_time(s: str) -> float:

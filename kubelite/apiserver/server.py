@@ -119,6 +119,7 @@ class ApiServer:
         self.crs = CustomResources(self)
         self.subresources = Subresources(self)
         self._tables: dict[tuple[str, str], Table] = {}
+        self._read_cache: dict[tuple[str, str, str | None], tuple[int, Table, list[dict[str, Any]]]] = {}
         for info in self.registry:
             self.add_resource(info)
 
@@ -163,10 +164,18 @@ class ApiServer:
         return obj.decode() if obj is not None else None
 
     def read_all(self, group: str, plural: str, namespace: str | None = None) -> list[dict[str, Any]]:
+        """Every object of a resource, decoded; cached until the table is next written (admission plugins
+        such as Priority consult small tables on every pod create). Callers must not mutate the result."""
         table = self._tables.get((group, plural))
         if table is None:
             return []
-        return [o.decode() for o in self.store.list(table, namespace=namespace).items]
+        key = (group, plural, namespace)
+        hit = self._read_cache.get(key)
+        if hit is not None and hit[0] == table.last_write and hit[1] is table:
+            return hit[2]
+        items = [o.decode() for o in self.store.list(table, namespace=namespace).items]
+        self._read_cache[key] = (table.last_write, table, items)
+        return items
 
     # --- checks shared by every verb ---
     def _preflight(
@@ -190,8 +199,12 @@ class ApiServer:
     def _check_decoding(
         self, info: ResourceInfo, body: dict[str, Any], field_validation: str | None, warnings: list[str],
         *, is_apply: bool = False,
-    ) -> None:
-        """Types and unknown fields, as the decoder and ``fieldValidation`` handle them upstream."""
+    ) -> dict[str, Any]:
+        """Types and unknown fields, as the decoder and ``fieldValidation`` handle them upstream.
+
+        Returns the object to continue with: for built-in kinds the typed round trip, so explicit nulls
+        read as absent exactly as they do after upstream decodes into Go structs.
+        """
         mode = field_validation or "Warn"
         if mode not in ("Strict", "Warn", "Ignore"):
             raise BadRequest.make(
@@ -221,10 +234,20 @@ class ApiServer:
             schema = self.crs.schema(info)
             if schema is not None:
                 self._handle_unknown(mode, unknown_fields(body, schema), body, schema, warnings, prune)
-            return
+            return body
+        if is_apply:
+            # apply configurations keep explicit nulls (they mean "remove"), so only check them
+            typed = self._typed(info, body, mode, warnings)
+            del typed
+            return body
+        return msgspec.to_builtins(self._typed(info, body, mode, warnings))  # type: ignore[no-any-return]
+
+    def _typed(self, info: ResourceInfo, body: dict[str, Any], mode: str, warnings: list[str]) -> Any:
+        from kubelite.apiserver.crd import prune, unknown_fields
+
+        assert info.struct is not None
         try:
-            msgspec.json.decode(_encode(body), type=info.struct)
-            return
+            return msgspec.json.decode(_encode(body), type=info.struct)
         except msgspec.ValidationError as e:
             if "unknown field" not in str(e):
                 raise BadRequest.make(
@@ -234,7 +257,7 @@ class ApiServer:
         assert schema is not None
         self._handle_unknown(mode, unknown_fields(body, schema), body, schema, warnings, prune)
         try:
-            msgspec.json.decode(_encode(body), type=info.struct)
+            return msgspec.json.decode(_encode(body), type=info.struct)
         except msgspec.ValidationError as e:
             raise BadRequest.make(
                 f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: {e}'
@@ -302,8 +325,17 @@ class ApiServer:
             return new
         return self.field_manager.update(
             live, new, manager=manager, schema=schema, api_version=new.get("apiVersion", info.api_version),
-            now=self.clock.timestamp(), subresource=subresource,
+            now=self.clock.timestamp(), subresource=subresource, ignored_fields=self._reset_fields(info, subresource),
         )
+
+    @staticmethod
+    def _reset_fields(info: ResourceInfo, subresource: str) -> dict[str, Any] | None:
+        """Upstream strategies' GetResetFields: what a write through this endpoint can never own."""
+        if "status" not in info.subresources:
+            return None
+        if subresource == "status":
+            return {"f:spec": {}, "f:metadata": {"f:labels": {}, "f:annotations": {}}}
+        return {"f:status": {}}
 
     def _authorize_rbac_write(
         self, user: UserInfo, info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | None,
@@ -347,7 +379,7 @@ class ApiServer:
         if "create" not in info.verbs:
             raise MethodNotAllowed.make(f"create is not supported on resources of kind \"{info.group_resource}\"")
         warnings: list[str] = []
-        self._check_decoding(info, body, field_validation, warnings)
+        body = self._check_decoding(info, body, field_validation, warnings)
         return Response(
             data=await self._create_checked(user, info, namespace, body, dry_run=dry_run,
                                             manager=self._manager(field_manager, user)),
@@ -548,7 +580,7 @@ class ApiServer:
         if subresource == "status" and "status" not in info.subresources:
             raise NotFound.make("the server could not find the requested resource")
         warnings: list[str] = []
-        self._check_decoding(info, body, field_validation, warnings)
+        body = self._check_decoding(info, body, field_validation, warnings)
         meta = body["metadata"]
         if meta.get("name") and meta["name"] != name:
             raise BadRequest.make(f"the name of the object ({meta['name']}) does not match the name on the URL ({name})")
@@ -718,7 +750,8 @@ class ApiServer:
                 merged = self.field_manager.apply(
                     live or None, _copy(applied), manager=manager, schema=schema,
                     api_version=applied.get("apiVersion", info.api_version), now=self.clock.timestamp(),
-                    force=bool(force), subresource=subresource,
+                    force=bool(force), subresource=subresource, kind=info.kind,
+                    ignored_fields=self._reset_fields(info, subresource),
                 )
                 merged.setdefault("metadata", {})["name"] = name
                 return merged
@@ -748,7 +781,7 @@ class ApiServer:
             if not isinstance(out, dict):
                 raise BadRequest.make("the patched object is not an object")
             local: list[str] = []
-            self._check_decoding(info, out, field_validation, local)
+            out = self._check_decoding(info, out, field_validation, local)
             for w in local:
                 if w not in warnings:
                     warnings.append(w)

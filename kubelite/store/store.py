@@ -121,6 +121,8 @@ class Table:
         self.dropped_rv = 0
         self.watchers: list[Watcher] = []
         self.pinned: dict[str, list[Watcher]] = {}
+        # revision of the last write to this table (0: never written); lets readers cache derived views
+        self.last_write = 0
 
     def __len__(self) -> int:
         return len(self.objects)
@@ -353,6 +355,7 @@ class Store:
 
     def _record(self, table: Table, ev: _Event) -> None:
         self.writes += 1
+        table.last_write = ev.rv
         hist = table.history
         hist.append(ev)
         if len(hist) > table.history_limit:

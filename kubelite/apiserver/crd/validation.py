@@ -293,7 +293,7 @@ class _Validator:
         if data is None:
             if types and not s.nullable:
                 out.append(self._type_err(name, ",".join(types), "null"))
-            if s.enum:
+            if s.raw.get("enum"):
                 self._enum(data, s, name, out)
             return
         if types or fmt:
@@ -311,7 +311,7 @@ class _Validator:
             self._number(data, s, types, fmt, name, out)
         elif isinstance(data, list):
             self._slice(data, s, name, out)
-        if s.enum is not None and len(s.enum) > 0:
+        if raw.get("enum"):
             self._enum(data, s, name, out)
         if isinstance(data, Mapping):
             self._object(data, s, name, out)

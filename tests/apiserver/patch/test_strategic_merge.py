@@ -75,7 +75,7 @@ def _pod(containers: list[dict[str, Any]], **spec: Any) -> dict[str, Any]:
     return {"metadata": {"name": "p"}, "spec": {"containers": containers, **spec}}
 
 
-POD_CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
+POD_CASES: list[tuple[str, dict[str, Any], Any, dict[str, Any]]] = [
     ("merge-container-by-name",
      _pod([{"name": "a", "image": "a:1"}, {"name": "b", "image": "b:1"}]),
      {"spec": {"containers": [{"name": "b", "image": "b:2"}]}},
@@ -155,7 +155,7 @@ POD_CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"spec": {"containers": [{"name": "a", "image": None}]}},
      {"spec": {"containers": [{"name": "a"}]}}),
     ("top-level-delete", {"a": 1}, {"$patch": "delete"}, {}),
-    ("null-patch", {"a": 1}, None, {"a": 1}),  # type: ignore[list-item]
+    ("null-patch", {"a": 1}, None, {"a": 1}),
 ]
 
 

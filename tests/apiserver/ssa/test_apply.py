@@ -9,10 +9,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import msgspec
 import pytest
 
 from kubelite.api.schema import Schema, builtin_schemas
 from kubelite.apiserver.ssa import FieldManager
+from kubelite.apiserver.ssa.fieldpath import to_fields_v1
 from kubelite.errors import ApiError, BadRequest, Conflict, InternalError
 
 T0, T1, T2, T3 = (f"2024-01-01T00:00:0{i}Z" for i in range(4))
@@ -490,3 +492,19 @@ def test_deployment_two_appliers_share_labels() -> None:
     del cfg["metadata"]["labels"]
     live = dapply(fm, live, cfg, "kubectl", T2)
     assert live["metadata"]["labels"] == {"app": "web", "team": "a"}
+
+
+def test_create_fields_are_in_wire_order() -> None:
+    cfg = deployment()
+    cfg["spec"]["template"]["spec"]["containers"] = [
+        {"name": "z", "image": "b", "ports": [{"containerPort": 9, "protocol": "UDP"}, {"containerPort": 10, "protocol": "TCP"}]},
+        {"name": "a", "image": "a"},
+    ]
+    out = FieldManager().update(None, cfg, manager="kubectl-create", schema=DEPLOYMENT, api_version="apps/v1", now=T0)
+    fields = out["metadata"]["managedFields"][0]["fieldsV1"]
+    assert msgspec.json.encode(fields) == msgspec.json.encode(to_fields_v1(fields))
+    containers = fields["f:spec"]["f:template"]["f:spec"]["f:containers"]
+    assert list(containers) == [".", 'k:{"name":"a"}', 'k:{"name":"z"}']
+    assert list(containers['k:{"name":"z"}']["f:ports"]) == [
+        ".", 'k:{"containerPort":9,"protocol":"UDP"}', 'k:{"containerPort":10,"protocol":"TCP"}',
+    ]
