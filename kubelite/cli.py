@@ -47,7 +47,7 @@ async def _demo(seed: int) -> int:
 
         watcher = asyncio.ensure_future(watch())
         await cluster.settle()
-        dep = {
+        dep: dict[str, Any] = {
             "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
             "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
                      "template": {"metadata": {"labels": {"app": "web"}},
@@ -94,8 +94,8 @@ def demo(seed: int) -> None:
     sys.exit(asyncio.run(_demo(seed)))
 
 
-async def _apply(path: Path, seed: int) -> int:
-    docs = load_yaml(path.read_text())
+async def _apply(text: str, seed: int) -> int:
+    docs = load_yaml(text)
     async with Cluster(seed=seed) as cluster:
         failed = 0
         for doc in docs:
@@ -117,7 +117,7 @@ async def _apply(path: Path, seed: int) -> int:
 @click.option("--seed", default=1, show_default=True)
 def apply(manifest: Path, seed: int) -> None:
     """Server-side apply MANIFEST (multi-document YAML) to a fresh cluster, as kubectl would."""
-    sys.exit(asyncio.run(_apply(manifest, seed)))
+    sys.exit(asyncio.run(_apply(manifest.read_text(), seed)))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -34,8 +34,8 @@ from kubelite.apiserver.auth.bootstrap import bootstrap_objects
 from kubelite.apiserver.auth.user import UserInfo
 from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.server import ApiServer
-from kubelite.clock import EPOCH, Clock, RealClock, VirtualClock
 from kubelite.client import Client
+from kubelite.clock import EPOCH, Clock, RealClock, VirtualClock
 from kubelite.store import Store
 
 __all__ = ["Cluster"]
@@ -124,7 +124,7 @@ class Cluster:
                 await self._clock_cm.__aexit__(exc_type, exc, tb)
                 self._clock_cm = None
 
-    def start_soon(self, fn: Callable[..., Awaitable[Any]], *args: Any, name: str | None = None) -> None:
+    def start_soon(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any, name: str | None = None) -> None:
         """Run a background task for the cluster's lifetime (cancelled on exit)."""
         if not self._started:
             raise RuntimeError("the cluster is not running (use `async with Cluster() as cluster:`)")
@@ -171,7 +171,7 @@ class Cluster:
         await self.clock.settle()
 
     async def wait_for(
-        self, predicate: Callable[[], Any], *, timeout: float = 60.0, interval: float = 0.1,
+        self, predicate: Callable[[], Any], *, timeout: float = 60.0, interval: float = 0.1,  # noqa: ASYNC109
     ) -> Any:
         """Advance time until ``predicate()`` (sync or async) returns a truthy value; TimeoutError after
         ``timeout`` seconds of cluster time. Returns that value."""

@@ -23,7 +23,7 @@ from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.auth.user import ADMIN, UserInfo
 from kubelite.errors import BadRequest, Expired
-from kubelite.store.watch import BOOKMARK, ERROR, WatchEvent, Watcher
+from kubelite.store.watch import BOOKMARK, ERROR, Watcher, WatchEvent
 
 if TYPE_CHECKING:
     from kubelite.apiserver.server import ApiServer

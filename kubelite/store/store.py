@@ -38,7 +38,7 @@ from kubelite.errors import (
     ServerTimeout,
     StatusCause,
 )
-from kubelite.store.watch import ADDED, BOOKMARK, DELETED, MODIFIED, Predicate, WatchEvent, Watcher
+from kubelite.store.watch import ADDED, BOOKMARK, DELETED, MODIFIED, Predicate, Watcher, WatchEvent
 
 __all__ = ["ListResult", "Store", "StoredObject", "Table", "object_key"]
 

@@ -63,8 +63,17 @@ class Watcher:
     """
 
     __slots__ = (
-        "_on_close", "_waiter", "allow_bookmarks", "capacity", "close_reason", "closed", "namespace",
-        "predicate", "queue", "trigger", "position",
+        "_on_close",
+        "_waiter",
+        "allow_bookmarks",
+        "capacity",
+        "close_reason",
+        "closed",
+        "namespace",
+        "position",
+        "predicate",
+        "queue",
+        "trigger",
     )
 
     def __init__(

@@ -98,7 +98,7 @@ class AdmissionChain:
         subresources: Sequence[str] = ("",),
     ) -> AdmissionHook:
         hook = AdmissionHook(
-            fn, name=name or getattr(fn, "__name__", "hook"), mutating=mutating, resources=resources,
+            fn, name=name or str(getattr(fn, "__name__", "hook")), mutating=mutating, resources=resources,
             operations=operations, subresources=subresources,
         )
         self.hooks.append(hook)

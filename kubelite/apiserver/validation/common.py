@@ -12,6 +12,7 @@ missing optional field is ``None``. Where upstream prints a Go struct with ``%#v
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
@@ -35,6 +36,7 @@ __all__ = [
     "immutable",
     "int_or_percent",
     "label_selector",
+    "labels",
     "nonnegative",
     "not_found",
     "not_more_than_100_percent",
@@ -233,3 +235,27 @@ def semantic_equal(a: Any, b: Any) -> bool:
     """``apiequality.Semantic.DeepEqual`` over JSON: an absent field equals its Go zero value (null,
     "", false, [] or {}), which is what the typed comparison upstream sees. Numbers compare exactly."""
     return bool(a == b or _normalize(a) == _normalize(b))
+
+
+@functools.lru_cache(maxsize=8192)
+def _label_problems(key: str, value: str) -> tuple[tuple[str, str], ...]:
+    """(bad value, message) pairs for one label, in ``ValidateLabels`` order (key first)."""
+    out = [(key, msg) for msg in names.is_qualified_name(key)]
+    out.extend((value, msg) for msg in names.is_valid_label_value(value))
+    return tuple(out)
+
+
+def labels(labels: Any, path: str, errs: list[FieldError]) -> None:
+    """``ValidateLabels``, memoized per (key, value): the same few labels recur on every object."""
+    if not labels:
+        return
+    if not isinstance(labels, dict):
+        errs.extend(names.validate_labels(labels, path))
+        return
+    for k, v in labels.items():
+        if not isinstance(k, str) or not isinstance(v, str):
+            errs.extend(names.validate_labels({k: v}, path))
+            continue
+        problems = _label_problems(k, v)
+        if problems:
+            errs.extend(FieldError.invalid(path, bad, msg) for bad, msg in problems)

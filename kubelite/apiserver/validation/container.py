@@ -9,10 +9,12 @@ This is the hot path of every pod create, so loops avoid building intermediate l
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from kubelite.api import names
+from kubelite.api.quantity import ERR_FORMAT_WRONG, Quantity
 from kubelite.apiserver.validation.common import (
     IS_NEGATIVE,
     as_dict,
@@ -58,47 +60,69 @@ def _resource_name(name: str, path: str, errs: list[FieldError]) -> None:
         errs.append(FieldError.invalid(path, name, "doesn't follow extended resource name standard"))
 
 
+@functools.lru_cache(maxsize=4096)
+def _resource_entry(name: str, value: str | int | float) -> tuple[Quantity | None, tuple[FieldError, ...]]:
+    """One ``name: value`` entry of a ResourceList, checked once per distinct spelling: the quantity and
+    the problems with it, reported at the empty path (callers re-home them). Pods repeat the same few
+    entries endlessly, so this keeps the hot path to a dict lookup."""
+    errs: list[FieldError] = []
+    _resource_name(name, "", errs)
+    q = quantity(value, "", errs)
+    if q is not None:
+        if q.sign() < 0:
+            errs.append(FieldError.invalid("", str(q), IS_NEGATIVE))
+        if _integer_resource(name) and q.milli_value() % 1000 != 0:
+            errs.append(FieldError.invalid("", str(q), "must be an integer"))
+    return q, tuple(errs)
+
+
+def _entry(name: str, value: Any, path: str, errs: list[FieldError]) -> Quantity | None:
+    try:
+        q, problems = _resource_entry(name, value)
+    except TypeError:  # an unhashable (malformed) value
+        errs.append(FieldError.invalid(f"{path}[{name}]", value, ERR_FORMAT_WRONG))
+        return None
+    if problems:
+        p = f"{path}[{name}]"
+        errs.extend(FieldError(kind=e.kind, field=p, detail=e.detail, value=e.value) for e in problems)
+    return q
+
+
 def validate_resources(resources: Mapping[str, Any], path: str, errs: list[FieldError]) -> None:
     """``ValidateResourceRequirements``: names, non-negative quantities, requests <= limits."""
-    limits = as_dict(resources.get("limits"))
-    requests = as_dict(resources.get("requests"))
-    if not limits and not requests:
+    limits = resources.get("limits")
+    requests = resources.get("requests")
+    parsed_limits: dict[str, Quantity] = {}
+    if limits and isinstance(limits, dict):
+        lim_path = f"{path}.limits"
+        for name, value in limits.items():
+            q = _entry(name, value, lim_path, errs)
+            if q is not None:
+                parsed_limits[name] = q
+    if not requests or not isinstance(requests, dict):
         return
-    lim_path = f"{path}.limits"
     req_path = f"{path}.requests"
-    parsed_limits = {}
-    for name, value in limits.items():
-        p = f"{lim_path}[{name}]"
-        _resource_name(name, p, errs)
-        q = quantity(value, p, errs)
-        if q is None:
-            continue
-        parsed_limits[name] = q
-        _quantity_value(name, q, p, errs)
     for name, value in requests.items():
-        p = f"{req_path}[{name}]"
-        _resource_name(name, p, errs)
-        q = quantity(value, p, errs)
+        q = _entry(name, value, req_path, errs)
         if q is None:
             continue
-        _quantity_value(name, q, p, errs)
         limit = parsed_limits.get(name)
         if limit is not None:
-            if q != limit and not _overcommit_allowed(name):
-                errs.append(FieldError.invalid(req_path, str(q), f"must be equal to {name} limit of {limit}"))
-            elif q > limit:
-                errs.append(FieldError.invalid(
-                    req_path, str(q), f"must be less than or equal to {name} limit of {limit}"))
-        elif name not in limits and not _overcommit_allowed(name):
-            errs.append(FieldError.required(lim_path, "Limit must be set for non overcommitable resources"))
+            detail = _request_vs_limit(name, q, limit)
+            if detail:
+                errs.append(FieldError.invalid(req_path, str(q), detail))
+        elif not _overcommit_allowed(name) and (not isinstance(limits, dict) or name not in limits):
+            errs.append(FieldError.required(f"{path}.limits", "Limit must be set for non overcommitable resources"))
 
 
-def _quantity_value(name: str, q: Any, path: str, errs: list[FieldError]) -> None:
-    """``ValidateResourceQuantityValue``."""
-    if q.sign() < 0:
-        errs.append(FieldError.invalid(path, str(q), IS_NEGATIVE))
-    if _integer_resource(name) and q.milli_value() % 1000 != 0:
-        errs.append(FieldError.invalid(path, str(q), "must be an integer"))
+@functools.lru_cache(maxsize=4096)
+def _request_vs_limit(name: str, request: Quantity, limit: Quantity) -> str:
+    """The problem with a request against its limit ("" if none); memoized like :func:`_resource_entry`."""
+    if request != limit and not _overcommit_allowed(name):
+        return f"must be equal to {name} limit of {limit}"
+    if request > limit:
+        return f"must be less than or equal to {name} limit of {limit}"
+    return ""
 
 
 def _port_num_or_name(port: Any, path: str, errs: list[FieldError]) -> None:
@@ -283,7 +307,7 @@ def _container_common(ctr: Mapping[str, Any], volumes: Mapping[str, Any], path: 
     name = ctr.get("name")
     if not name:
         errs.append(FieldError.required(f"{path}.name"))
-    else:
+    elif names.is_dns1123_label(name):
         dns1123_label(name, f"{path}.name", errs)
     if not ctr.get("image"):
         errs.append(FieldError.required(f"{path}.image"))

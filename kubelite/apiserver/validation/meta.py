@@ -14,6 +14,7 @@ upstream's store for unconditional updates, fills it in from the stored object) 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,7 @@ from kubelite.apiserver.validation.common import (
     NameFn,
     as_dict,
     as_list,
+    labels,
 )
 from kubelite.errors import FieldError
 
@@ -75,6 +77,18 @@ def _finalizers(finalizers: Any, path: str, errs: list[FieldError]) -> None:
         errs.append(FieldError.invalid(path, list(items), f"finalizer {_ORPHAN} and {_FOREGROUND} cannot be both set"))
 
 
+@functools.lru_cache(maxsize=1024)
+def _namespace_problems(namespace: str) -> tuple[str, ...]:
+    """``ValidateNamespaceName``, memoized: a cluster has few namespaces."""
+    return tuple(names.name_is_dns_label(namespace, False))
+
+
+@functools.lru_cache(maxsize=64)
+def _child(path: str, name: str) -> str:
+    """``path.name``, memoized: the few metadata paths are rebuilt on every create otherwise."""
+    return f"{path}.{name}"
+
+
 def validate_object_meta(
     meta: Mapping[str, Any], *, namespaced: bool, name_fn: NameFn, path: str = "metadata"
 ) -> list[FieldError]:
@@ -95,25 +109,25 @@ def validate_object_meta(
         if not namespace:
             errs.append(FieldError.required(f"{path}.namespace"))
         else:
-            for msg in names.name_is_dns_label(namespace, False):
+            for msg in _namespace_problems(namespace):
                 errs.append(FieldError.invalid(f"{path}.namespace", namespace, msg))
     elif namespace:
         errs.append(FieldError.forbidden(f"{path}.namespace", "not allowed on this type"))
     generation = meta.get("generation")
     if isinstance(generation, int) and generation < 0:
         errs.append(FieldError.invalid(f"{path}.generation", generation, IS_NEGATIVE))
-    labels = meta.get("labels")
-    if labels:
-        errs.extend(names.validate_labels(labels, f"{path}.labels"))
+    meta_labels = meta.get("labels")
+    if meta_labels:
+        labels(meta_labels, _child(path, "labels"), errs)
     annotations = meta.get("annotations")
     if annotations:
-        errs.extend(names.validate_annotations(annotations, f"{path}.annotations"))
+        errs.extend(names.validate_annotations(annotations, _child(path, "annotations")))
     refs = meta.get("ownerReferences")
     if refs:
-        _owner_references(refs, f"{path}.ownerReferences", errs)
+        _owner_references(refs, _child(path, "ownerReferences"), errs)
     finalizers = meta.get("finalizers")
     if finalizers:
-        _finalizers(finalizers, f"{path}.finalizers", errs)
+        _finalizers(finalizers, _child(path, "finalizers"), errs)
     return errs
 
 
