@@ -190,7 +190,9 @@ def label_selector(ls: Any, path: str, errs: list[FieldError]) -> None:
     """``ValidateLabelSelector`` (strict: label values in expressions must be valid)."""
     if not isinstance(ls, dict):
         return
-    errs.extend(names.validate_labels(ls.get("matchLabels"), f"{path}.matchLabels"))
+    match_labels = ls.get("matchLabels")
+    if match_labels:
+        labels(match_labels, f"{path}.matchLabels", errs)
     for i, expr in enumerate(as_list(ls.get("matchExpressions"))):
         expr = as_dict(expr)
         p = f"{path}.matchExpressions[{i}]"

@@ -22,6 +22,7 @@ from kubelite.apiserver.validation.common import (
     dns1123_subdomain,
     immutable,
     label_selector,
+    labels,
     qualified_name,
     quantity,
     semantic_equal,
@@ -151,7 +152,7 @@ def validate_service(svc: Mapping[str, Any]) -> list[FieldError]:
         _service_port(as_dict(port), len(ports) > 1, seen, f"spec.ports[{i}]", errs)
     selector = spec.get("selector")
     if selector:
-        errs.extend(names.validate_labels(selector, "spec.selector"))
+        labels(selector, "spec.selector", errs)
     affinity = spec.get("sessionAffinity")
     if not affinity:
         errs.append(FieldError.required("spec.sessionAffinity"))

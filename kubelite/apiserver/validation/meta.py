@@ -156,9 +156,9 @@ def validate_object_meta_update(
         old_v = old.get(key)
         if new_v != old_v and (new_v or old_v):  # "" and absent are the same Go zero value
             errs.append(FieldError.invalid(f"{path}.{key}", new_v if new_v is not None else "", FIELD_IMMUTABLE))
-    labels = new.get("labels")
-    if labels:
-        errs.extend(names.validate_labels(labels, f"{path}.labels"))
+    new_labels = new.get("labels")
+    if new_labels:
+        labels(new_labels, f"{path}.labels", errs)
     annotations = new.get("annotations")
     if annotations:
         errs.extend(names.validate_annotations(annotations, f"{path}.annotations"))

@@ -20,6 +20,7 @@ from kubelite.apiserver.validation.common import (
     dns1123_label,
     immutable,
     label_selector,
+    labels,
     not_more_than_100_percent,
     path_segment_name,
     positive_int_or_percent,
@@ -94,7 +95,7 @@ def validate_endpoint_slice(obj: Mapping[str, Any]) -> list[FieldError]:
                 errs.append(FieldError.invalid(f"{p}.nodeName", node_name, msg))
         topology = ep.get("deprecatedTopology")
         if topology:
-            errs.extend(names.validate_labels(topology, f"{p}.deprecatedTopology"))
+            labels(topology, f"{p}.deprecatedTopology", errs)
         hostname = ep.get("hostname")
         if hostname is not None:
             dns1123_label(hostname, f"{p}.hostname", errs)

@@ -25,6 +25,7 @@ from kubelite.apiserver.validation.common import (
     as_list,
     dns1123_label,
     label_selector,
+    labels,
     qualified_name,
     quantity,
     semantic_equal,
@@ -281,7 +282,7 @@ def validate_pod_spec(spec: Mapping[str, Any], path: str, errs: list[FieldError]
     _enum(spec.get("dnsPolicy"), _DNS_POLICIES, f"{path}.dnsPolicy", errs)
     node_selector = spec.get("nodeSelector")
     if node_selector:
-        errs.extend(names.validate_labels(node_selector, f"{path}.nodeSelector"))
+        labels(node_selector, f"{path}.nodeSelector", errs)
     affinity = spec.get("affinity")
     if affinity:
         _affinity(as_dict(affinity), f"{path}.affinity", errs)
@@ -314,9 +315,9 @@ def validate_pod_template_spec(template: Any, path: str, errs: list[FieldError])
     """``ValidatePodTemplateSpec``: template labels/annotations, then the PodSpec."""
     template = as_dict(template)
     meta = as_dict(template.get("metadata"))
-    labels = meta.get("labels")
-    if labels:
-        errs.extend(names.validate_labels(labels, f"{path}.labels"))
+    template_labels = meta.get("labels")
+    if template_labels:
+        labels(template_labels, f"{path}.labels", errs)
     annotations = meta.get("annotations")
     if annotations:
         errs.extend(names.validate_annotations(annotations, f"{path}.annotations"))

@@ -1,0 +1,287 @@
+"""DeltaFIFO: a producer/consumer queue of per-object change lists; client-go ``tools/cache/delta_fifo.go``.
+
+Contract (upstream's, restated):
+- The Reflector produces (``add``/``update``/``delete``/``replace``/``resync``); one consumer calls
+  :meth:`DeltaFIFO.pop`. Each key is queued at most once; its :data:`Deltas` accumulate every change
+  since the consumer last saw it, oldest first, so the consumer processes each change at most once and
+  always sees the whole history of an object since it last looked.
+- Keys pop in the order they were first queued (FIFO); new changes to a queued key do not move it.
+- Two consecutive ``Deleted`` deltas collapse into one, keeping the one with more information (a real
+  object beats a :class:`DeletedFinalStateUnknown` tombstone).
+- ``known_objects`` (the consumer's cache, the informer's Indexer) is what the consumer already has:
+  ``delete`` of an object neither queued nor known is dropped (it was already reported), ``replace``
+  emits a tombstone for every known or queued key missing from the new list, and ``resync`` queues a
+  ``Sync`` delta for every known key not already queued.
+- ``replace`` queues ``Replaced`` deltas when ``emit_delta_type_replaced`` is set (what informers use),
+  ``Sync`` otherwise (upstream's backwards-compatible default).
+- :meth:`has_synced` becomes true once the items of the first ``replace`` have all been popped, or at
+  once if an add/update/delete came first; it never goes back to false.
+- Sans-IO: every method is synchronous. The consumer learns that work arrived through the optional
+  ``notify`` callback, called whenever a key joins the queue.
+
+The objects inside deltas are shared with the consumer's cache; nobody may mutate them.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from kubelite.informer.store import (
+    DeletedFinalStateUnknown,
+    KeyFunc,
+    KeyListerGetter,
+    meta_namespace_key_func,
+)
+
+__all__ = [
+    "Delta",
+    "DeltaFIFO",
+    "DeltaType",
+    "Deltas",
+    "FIFOClosedError",
+    "RequeueError",
+]
+
+
+class DeltaType(StrEnum):
+    ADDED = "Added"
+    UPDATED = "Updated"
+    DELETED = "Deleted"
+    #: The object was in a relist; whether it changed is unknown.
+    REPLACED = "Replaced"
+    #: A synthetic periodic resync of an object the consumer already has.
+    SYNC = "Sync"
+
+
+class Delta(NamedTuple):
+    """One change: its type and the object's state after it (before it, for a deletion)."""
+
+    type: DeltaType
+    object: Any
+
+
+#: Changes to one object, oldest first; never empty while queued.
+Deltas = list[Delta]
+
+_ADDED, _UPDATED, _DELETED, _REPLACED, _SYNC = (
+    DeltaType.ADDED, DeltaType.UPDATED, DeltaType.DELETED, DeltaType.REPLACED, DeltaType.SYNC,
+)
+
+
+class FIFOClosedError(Exception):
+    """Raised by :meth:`DeltaFIFO.pop` on a closed, empty queue (upstream ``ErrFIFOClosed``)."""
+
+    def __init__(self) -> None:
+        super().__init__("DeltaFIFO: manipulating with closed queue")
+
+
+class RequeueError(Exception):
+    """Raise from a ``pop`` process function to put the item back (unless the key was queued again
+    meanwhile); ``err``, if given, is then raised by ``pop`` (upstream ``ErrRequeue``)."""
+
+    def __init__(self, err: BaseException | None = None) -> None:
+        super().__init__(str(err) if err is not None else "requeue")
+        self.err = err
+
+
+PopProcessFunc = Callable[[Deltas, bool], None]
+
+
+class DeltaFIFO:
+    """See the module docstring."""
+
+    def __init__(
+        self, *, key_func: KeyFunc = meta_namespace_key_func, known_objects: KeyListerGetter | None = None,
+        emit_delta_type_replaced: bool = False, notify: Callable[[], None] | None = None,
+    ) -> None:
+        # Invariant: a key is in `_queue` iff it is in `_items`, and its Deltas are non-empty.
+        self._items: dict[str, Deltas] = {}
+        self._queue: deque[str] = deque()
+        # True once the first replace() was queued, or an add/update/delete came first.
+        self._populated = False
+        # How many items of the first replace() have not been popped yet.
+        self._initial_population_count = 0
+        self._synced = False
+        self._closed = False
+        self.key_func = key_func
+        self.known_objects = known_objects
+        self.emit_delta_type_replaced = emit_delta_type_replaced
+        self.notify = notify
+
+    # --- keys ---
+    def key_of(self, obj: Any) -> str:
+        """The key of an object, a non-empty Deltas, or a tombstone."""
+        if isinstance(obj, list):
+            if not obj:
+                raise ValueError("0 length Deltas object; can't get key")
+            obj = obj[-1].object
+        if isinstance(obj, DeletedFinalStateUnknown):
+            return obj.key
+        return self.key_func(obj)
+
+    # --- sync state ---
+    def has_synced(self) -> bool:
+        return self._synced
+
+    def _check_synced(self) -> None:
+        if not self._synced and self._populated and self._initial_population_count == 0:
+            self._synced = True
+
+    def _mark_populated(self) -> None:
+        if not self._populated:
+            self._populated = True
+            self._check_synced()
+
+    # --- producer side ---
+    def add(self, obj: Any) -> None:
+        self._mark_populated()
+        self._queue_action(_ADDED, obj)
+
+    def update(self, obj: Any) -> None:
+        self._mark_populated()
+        self._queue_action(_UPDATED, obj)
+
+    def delete(self, obj: Any) -> None:
+        """Queue a deletion, unless the object is neither queued nor known (already reported, e.g. by a
+        relist's tombstone)."""
+        key = self.key_of(obj)
+        self._mark_populated()
+        if key not in self._items:
+            known = self.known_objects
+            if known is None or known.get_by_key(key) is None:
+                return
+        self._queue_action(_DELETED, obj, key)
+
+    def add_if_not_present(self, deltas: Deltas) -> None:
+        """Put popped Deltas back, unless the key was queued again since (newer news wins)."""
+        self._populated = True
+        key = self.key_of(deltas)
+        if key in self._items:
+            return
+        self._items[key] = deltas
+        self._queue.append(key)
+        if self.notify is not None:
+            self.notify()
+
+    def _queue_action(self, action: DeltaType, obj: Any, key: str | None = None) -> None:
+        if key is None:
+            key = self.key_of(obj)
+        deltas = self._items.get(key)
+        if deltas is None:
+            self._items[key] = [Delta(action, obj)]
+            self._queue.append(key)
+            if self.notify is not None:
+                self.notify()
+            return
+        # dedupDeltas: of two consecutive deletions keep the one that knows more.
+        if action is _DELETED and deltas[-1].type is _DELETED:
+            if isinstance(deltas[-1].object, DeletedFinalStateUnknown):
+                deltas[-1] = Delta(action, obj)
+            return
+        deltas.append(Delta(action, obj))
+
+    def replace(self, items: Iterable[Any], resource_version: str = "") -> None:
+        """Queue ``Replaced`` (or ``Sync``) for every listed object, then a tombstone deletion for every
+        queued or known key that is not in the list. ``resource_version`` is informational."""
+        action = _REPLACED if self.emit_delta_type_replaced else _SYNC
+        keys: set[str] = set()
+        key_of = self.key_of
+        for obj in items:
+            key = key_of(obj)
+            keys.add(key)
+            self._queue_action(action, obj, key)
+
+        queued_deletions = 0
+        # Deletions among queued items (dict order: deterministic).
+        for key, deltas in list(self._items.items()):
+            if key in keys:
+                continue
+            last = deltas[-1].object
+            if isinstance(last, DeletedFinalStateUnknown):
+                last = last.obj
+            queued_deletions += 1
+            self._queue_action(_DELETED, DeletedFinalStateUnknown(key, last), key)
+
+        known = self.known_objects
+        if known is not None:
+            for key in known.list_keys():
+                if key in keys or key in self._items:
+                    continue
+                queued_deletions += 1
+                self._queue_action(_DELETED, DeletedFinalStateUnknown(key, known.get_by_key(key)), key)
+
+        if not self._populated:
+            self._populated = True
+            self._initial_population_count = len(keys) + queued_deletions
+            self._check_synced()
+
+    def resync(self) -> None:
+        """Queue a ``Sync`` delta for every known object whose key is not already queued (a queued
+        change is newer than the cache and will be processed anyway)."""
+        known = self.known_objects
+        if known is None:
+            return
+        items = self._items
+        for key in known.list_keys():
+            if key in items:
+                continue
+            obj = known.get_by_key(key)
+            if obj is None:
+                continue
+            self._queue_action(_SYNC, obj, key)
+
+    def close(self) -> None:
+        self._closed = True
+        if self.notify is not None:
+            self.notify()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # --- consumer side ---
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    def pop(self, process: PopProcessFunc) -> Deltas | None:
+        """Remove the oldest queued key and call ``process(deltas, is_in_initial_list)`` with its Deltas,
+        then return them. Returns None if the queue is empty (FIFOClosedError once closed).
+
+        ``process`` raising :class:`RequeueError` puts the Deltas back (see ``add_if_not_present``);
+        any other exception propagates, and the item is gone, as upstream.
+        """
+        if not self._queue:
+            if self._closed:
+                raise FIFOClosedError()
+            return None
+        is_in_initial_list = not self._synced
+        key = self._queue.popleft()
+        if self._initial_population_count > 0:
+            self._initial_population_count -= 1
+            self._check_synced()
+        deltas = self._items.pop(key)
+        try:
+            process(deltas, is_in_initial_list)
+        except RequeueError as e:
+            self.add_if_not_present(deltas)
+            if e.err is not None:
+                raise e.err from None
+        return deltas
+
+    # --- reads (copies of the delta lists; the objects are shared) ---
+    def list(self) -> list[Any]:
+        """The newest object of every queued key, in queue order."""
+        return [self._items[k][-1].object for k in self._queue]
+
+    def list_keys(self) -> list[str]:
+        return list(self._queue)
+
+    def get(self, obj: Any) -> Deltas | None:
+        return self.get_by_key(self.key_of(obj))
+
+    def get_by_key(self, key: str) -> Deltas | None:
+        deltas = self._items.get(key)
+        return list(deltas) if deltas is not None else None
