@@ -398,7 +398,7 @@ class Store:
                 raise self._too_large(start)
             self._check_not_compacted(table, start)
             for ev in self._history_after(table, start):
-                self._offer(w, ev)
+                self._offer(w, ev, WatchEvent(ev.type, ev.rv, ev.cur.data))
         w.position = max(w.position, start)
         self._register(table, w)
         return w
@@ -445,17 +445,25 @@ class Store:
             return False
         return w.predicate is None or w.predicate(obj)
 
-    def _offer(self, w: Watcher, ev: _Event) -> None:
+    def _offer(self, w: Watcher, ev: _Event, shared: WatchEvent | None = None) -> None:
         cur, prev = ev.cur, ev.prev
+        if w.namespace is None and w.trigger is None and w.predicate is None:
+            # unfiltered watcher: every event passes unchanged, so the one shared event object will do
+            w.push(shared if shared is not None else WatchEvent(ev.type, ev.rv, cur.data))
+            self.events_delivered += 1
+            return
         if ev.type == DELETED:
             if self._visible(w, prev if prev is not None else cur):
-                w.push(WatchEvent(DELETED, ev.rv, cur.data))
+                w.push(shared if shared is not None else WatchEvent(DELETED, ev.rv, cur.data))
                 self.events_delivered += 1
             return
         now_ok = self._visible(w, cur)
         was_ok = prev is not None and self._visible(w, prev)
         if now_ok:
-            w.push(WatchEvent(MODIFIED if was_ok else ADDED, ev.rv, cur.data))
+            if was_ok or ev.type == ADDED:
+                w.push(shared if shared is not None else WatchEvent(ev.type, ev.rv, cur.data))
+            else:
+                w.push(WatchEvent(ADDED, ev.rv, cur.data))
             self.events_delivered += 1
         elif was_ok:
             assert prev is not None
@@ -465,9 +473,10 @@ class Store:
             self.events_delivered += 1
 
     def _dispatch(self, table: Table, ev: _Event) -> None:
+        shared = WatchEvent(ev.type, ev.rv, ev.cur.data)
         if table.watchers:
             for w in list(table.watchers):
-                self._offer(w, ev)
+                self._offer(w, ev, shared)
         if table.pinned:
             t_new = ev.cur.trigger
             t_old = ev.prev.trigger if ev.prev is not None else None
@@ -475,7 +484,7 @@ class Store:
             if t_old is not None and t_old != t_new:
                 targets = [*targets, *table.pinned.get(t_old, [])]
             for w in list(targets):
-                self._offer(w, ev)
+                self._offer(w, ev, shared)
 
     def bookmark(self, table: Table, data: Callable[[int, bool], bytes]) -> None:
         """Send a BOOKMARK at the current revision to every watcher of ``table`` that asked for them."""

@@ -32,22 +32,22 @@ _decoder = msgspec.json.Decoder()
 
 
 class WatchEvent:
-    """One watch event: its type, the revision it happened at, and the object as JSON bytes."""
+    """One watch event: its type, the revision it happened at, and the object as JSON bytes.
 
-    __slots__ = ("_obj", "data", "rv", "type")
+    Immutable, so one instance is shared by every watcher that receives the same event.
+    """
+
+    __slots__ = ("data", "rv", "type")
 
     def __init__(self, type: str, rv: int, data: bytes) -> None:
         self.type = type
         self.rv = rv
         self.data = data
-        self._obj: Any = None
 
     @property
     def object(self) -> dict[str, Any]:
-        """The object as a plain dict, decoded on first access (this event's own copy)."""
-        if self._obj is None:
-            self._obj = _decoder.decode(self.data)
-        return self._obj  # type: ignore[no-any-return]
+        """The object as a plain dict: a fresh copy on every access."""
+        return _decoder.decode(self.data)  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         return f"WatchEvent({self.type}, rv={self.rv})"

@@ -1,0 +1,116 @@
+"""Event handlers: client-go ``ResourceEventHandler`` and friends (``tools/cache/controller.go``).
+
+Contract:
+- A handler receives notifications, not a diff log: ``on_add(obj, is_in_initial_list)``,
+  ``on_update(old, new)`` and ``on_delete(obj)``. ``on_update`` also fires on periodic resyncs and
+  relists, with ``old`` and ``new`` carrying the same resourceVersion; ``on_delete`` may receive a
+  :class:`~kubelite.informer.store.DeletedFinalStateUnknown` whose ``obj`` is the last (possibly
+  stale) state the cache knew, when the deletion was only discovered by relisting.
+- The objects are the informer cache's own objects, shared with every other handler and lister.
+  **Handlers must not mutate them**; copy first (``msgspec.structs.replace``/``copy.deepcopy``).
+- A method may be a plain function or a coroutine function. Each handler runs in its own task and
+  gets its notifications in order, one at a time: an ``await`` inside a handler delays only that
+  handler (its notifications are buffered without bound), never the informer or other handlers.
+- An exception raised by a handler is logged and the next notification is delivered a second later
+  (upstream's HandleCrash plus sleep-after-crash); the handler is not removed.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+__all__ = [
+    "FilteringResourceEventHandler",
+    "ResourceEventHandler",
+    "ResourceEventHandlerFuncs",
+]
+
+#: What a handler method returns: None, or an awaitable the listener awaits before the next notification.
+HandlerResult = Awaitable[None] | None
+
+
+class ResourceEventHandler(Protocol):
+    """Anything with these three methods can be registered with ``add_event_handler``."""
+
+    def on_add(self, obj: Any, is_in_initial_list: bool) -> HandlerResult: ...
+
+    def on_update(self, old: Any, new: Any) -> HandlerResult: ...
+
+    def on_delete(self, obj: Any) -> HandlerResult: ...
+
+
+class ResourceEventHandlerFuncs:
+    """Adapts up to three callables (sync or async) to a :class:`ResourceEventHandler`; a missing one
+    ignores its notifications. ``on_add`` may take ``(obj)`` or ``(obj, is_in_initial_list)``."""
+
+    __slots__ = ("_add", "_add_takes_initial", "_delete", "_update")
+
+    def __init__(
+        self,
+        on_add: Callable[..., HandlerResult] | None = None,
+        on_update: Callable[[Any, Any], HandlerResult] | None = None,
+        on_delete: Callable[[Any], HandlerResult] | None = None,
+    ) -> None:
+        self._add = on_add
+        self._update = on_update
+        self._delete = on_delete
+        self._add_takes_initial = on_add is not None and _accepts_two_args(on_add)
+
+    def on_add(self, obj: Any, is_in_initial_list: bool) -> HandlerResult:
+        if self._add is None:
+            return None
+        if self._add_takes_initial:
+            return self._add(obj, is_in_initial_list)
+        return self._add(obj)
+
+    def on_update(self, old: Any, new: Any) -> HandlerResult:
+        return self._update(old, new) if self._update is not None else None
+
+    def on_delete(self, obj: Any) -> HandlerResult:
+        return self._delete(obj) if self._delete is not None else None
+
+
+def _accepts_two_args(fn: Callable[..., Any]) -> bool:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # builtins without a signature: assume the full form
+        return True
+    try:
+        sig.bind(None, None)
+    except TypeError:
+        return False
+    return True
+
+
+class FilteringResourceEventHandler:
+    """Applies ``filter_func`` to every notification and forwards to ``handler`` (upstream
+    ``FilteringResourceEventHandler``): an update whose old object passed and new one does not becomes
+    ``on_delete(old)``; the reverse becomes ``on_add(new, False)``."""
+
+    __slots__ = ("filter_func", "handler")
+
+    def __init__(self, filter_func: Callable[[Any], bool], handler: ResourceEventHandler) -> None:
+        self.filter_func = filter_func
+        self.handler = handler
+
+    def on_add(self, obj: Any, is_in_initial_list: bool) -> HandlerResult:
+        if not self.filter_func(obj):
+            return None
+        return self.handler.on_add(obj, is_in_initial_list)
+
+    def on_update(self, old: Any, new: Any) -> HandlerResult:
+        was, now = self.filter_func(old), self.filter_func(new)
+        if was and now:
+            return self.handler.on_update(old, new)
+        if now:
+            return self.handler.on_add(new, False)
+        if was:
+            return self.handler.on_delete(old)
+        return None
+
+    def on_delete(self, obj: Any) -> HandlerResult:
+        if not self.filter_func(obj):
+            return None
+        return self.handler.on_delete(obj)
