@@ -87,7 +87,11 @@ class Controller:
 
     async def run(self) -> None:
         """Run until cancelled."""
-        reflector = asyncio.get_running_loop().create_task(self.reflector.run(), name=f"reflector-{self.reflector.name}")
+        reflector = asyncio.get_running_loop().create_task(
+            self.reflector.run(), name=f"reflector-{self.reflector.name}"
+        )
+        # A reflector that dies of a bug must wake the loop, which then re-raises its exception.
+        reflector.add_done_callback(lambda _: self._ready.set())
         try:
             await self._process_loop(reflector)
         finally:
@@ -106,7 +110,6 @@ class Controller:
                 except Exception as err:  # upstream processLoop logs and keeps going
                     log.error("process_deltas_failed", reflector=self.reflector.name, error=repr(err))
             if reflector.done():
-                # A reflector that died of a bug: surface it instead of waiting forever.
                 reflector.result()
                 return
             ready.clear()

@@ -2,8 +2,8 @@
 
 Guarantees, on top of :class:`~kubelite.workqueue.queue.Queue`'s:
 
-- ``add_after(item, delay)`` adds ``item`` once ``delay`` seconds have passed on the queue's clock; a
-  delay ``<= 0`` adds it at once.
+- ``add_after(item, delay)`` adds ``item`` once ``delay`` seconds have passed on the queue's clock. A
+  delay ``<= 0`` is a plain :meth:`add` now and leaves any pending deadline for the item in place.
 - At most one pending deadline per item. Asking again for an item that is already waiting keeps the
   *earlier* deadline: an earlier request moves it forward, a later one is ignored (upstream ``insert``).
 - Items whose deadlines pass together are added in deadline order, ties in the order they were
@@ -42,7 +42,8 @@ class DelayingQueue(Queue[T]):
     def add_after(self, item: T, delay: float) -> None:
         """Add ``item`` after ``delay`` seconds (at once if ``delay <= 0``); counts as a retry.
 
-        An infinite delay never comes due, so the item is not scheduled at all.
+        Ignored once the queue is shutting down. An infinite delay never comes due, so the item is not
+        scheduled at all.
         """
         if self._shutting_down:
             return

@@ -207,6 +207,8 @@ def _cluster_ips(spec: Mapping[str, Any], errs: list[FieldError]) -> None:
     cluster_ips = as_list(spec.get("clusterIPs"))
     if cluster_ip and cluster_ips and cluster_ips[0] != cluster_ip:
         errs.append(FieldError.invalid("spec.clusterIPs", list(cluster_ips), "first value must match `clusterIP`"))
+    if cluster_ip and not cluster_ips:
+        cluster_ips = [cluster_ip]  # upstream's strategy copies clusterIP into clusterIPs before validating
     for i, ip in enumerate(cluster_ips):
         if ip in ("", "None") and i == 0:
             continue

@@ -1,0 +1,217 @@
+"""Fan-out from one informer to many handlers: client-go ``sharedProcessor`` and ``processorListener``
+(``tools/cache/shared_informer.go``).
+
+Contract:
+- Every registered handler gets every notification, in the order the informer produced them, exactly
+  once, except resync notifications, which go only to the handlers whose own resync period is due.
+- Each :class:`ProcessorListener` owns an unbounded buffer (a deque) and one long-lived task that
+  drains it. Adding a notification never blocks and never runs handler code, so a slow or blocked
+  handler delays only itself; its buffer grows instead (upstream's growing ring buffer).
+- A listener is also the handler's registration: ``has_synced()`` is true once the informer has synced
+  *and* this handler has returned from every ``on_add`` of the initial list (upstream's
+  ``SingleFileTracker``). Removing a listener stops its deliveries at once (what is buffered is dropped).
+- Handler exceptions are logged; the listener sleeps one second (on the clock) and goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from kubelite.clock import Clock
+from kubelite.informer.handlers import ResourceEventHandler
+
+__all__ = ["MINIMUM_RESYNC_PERIOD", "ProcessorListener", "SharedProcessor", "determine_resync_period"]
+
+log = structlog.get_logger("kubelite.informer")
+
+#: upstream ``minimumResyncPeriod``.
+MINIMUM_RESYNC_PERIOD = 1.0
+
+# Notification kinds; a notification is a (kind, a, b) tuple: no object allocation beyond the tuple.
+ADD, UPDATE, DELETE = 0, 1, 2
+Notification = tuple[int, Any, Any]
+
+
+def determine_resync_period(desired: float, check: float) -> float:
+    """A handler's effective resync period given the informer's check period (upstream)."""
+    if desired == 0:
+        return 0.0
+    if check == 0:
+        log.warning("resync_period_unsupported", desired=desired,
+                    reason="this shared informer doesn't support resyncing")
+        return 0.0
+    if desired < check:
+        log.warning("resync_period_increased", desired=desired, resync_check_period=check)
+        return check
+    return desired
+
+
+class ProcessorListener:
+    """One handler's buffer and task; returned to callers as its registration."""
+
+    def __init__(
+        self, handler: ResourceEventHandler, *, requested_resync_period: float, resync_period: float,
+        now: float, upstream_has_synced: Callable[[], bool], clock: Clock,
+    ) -> None:
+        self.handler = handler
+        self.requested_resync_period = requested_resync_period
+        self.resync_period = resync_period
+        self.next_resync = now + resync_period
+        self._upstream_has_synced = upstream_has_synced
+        self._clock = clock
+        self._pending: deque[Notification] = deque()
+        # initial-list on_add calls added but not yet returned from (the sync tracker's count)
+        self._initial_outstanding = 0
+        self._waiter: asyncio.Future[None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stopped = False
+        self.delivered = 0
+
+    def __repr__(self) -> str:
+        return f"<ProcessorListener handler={self.handler!r} pending={len(self._pending)}>"
+
+    # --- registration API ---
+    def has_synced(self) -> bool:
+        return self._initial_outstanding == 0 and self._upstream_has_synced()
+
+    @property
+    def pending(self) -> int:
+        """Notifications buffered and not yet handed to the handler."""
+        return len(self._pending)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
+    # --- producer side (synchronous, called by the informer) ---
+    def add(self, n: Notification) -> None:
+        if self._stopped:
+            return
+        if n[0] == ADD and n[2]:
+            self._initial_outstanding += 1
+        self._pending.append(n)
+        w = self._waiter
+        if w is not None:
+            self._waiter = None
+            if not w.done():
+                w.set_result(None)
+
+    def should_resync(self, now: float) -> bool:
+        return self.resync_period != 0 and now >= self.next_resync
+
+    def determine_next_resync(self, now: float) -> None:
+        self.next_resync = now + self.resync_period
+
+    # --- lifecycle ---
+    def start(self) -> None:
+        if self._task is None and not self._stopped:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"listener-{self.handler!r}")
+
+    def stop(self) -> None:
+        """Stop delivering: drop the buffer and cancel the task (it may be blocked inside the handler)."""
+        self._stopped = True
+        self._pending.clear()
+        self._initial_outstanding = 0
+        if self._task is not None:
+            self._task.cancel()
+
+    async def wait_stopped(self) -> None:
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        pending = self._pending
+        handler = self.handler
+        loop = asyncio.get_running_loop()
+        while True:
+            while pending:
+                kind, a, b = pending.popleft()
+                crashed = False
+                try:
+                    if kind == UPDATE:
+                        r = handler.on_update(a, b)
+                    elif kind == ADD:
+                        r = handler.on_add(a, b)
+                    else:
+                        r = handler.on_delete(a)
+                    if r is not None:
+                        await r
+                except Exception as err:
+                    crashed = True
+                    log.error("event_handler_failed", handler=repr(handler), error=repr(err))
+                finally:
+                    if kind == ADD and b and self._initial_outstanding > 0:
+                        self._initial_outstanding -= 1
+                self.delivered += 1
+                if crashed:
+                    await self._clock.sleep(1.0)
+            self._waiter = loop.create_future()
+            await self._waiter
+
+
+class SharedProcessor:
+    """The set of listeners of one informer (insertion ordered), with each one's "resync due" flag."""
+
+    def __init__(self, *, clock: Clock) -> None:
+        self.clock = clock
+        # listener -> whether it takes part in the resync being delivered now
+        self.listeners: dict[ProcessorListener, bool] = {}
+        self.started = False
+
+    def add_listener(self, listener: ProcessorListener) -> None:
+        self.listeners[listener] = False
+        if self.started:
+            listener.start()
+
+    def remove_listener(self, listener: ProcessorListener) -> bool:
+        if listener not in self.listeners:
+            return False
+        del self.listeners[listener]
+        listener.stop()
+        return True
+
+    def distribute(self, n: Notification, sync: bool) -> None:
+        if sync:
+            for listener, syncing in self.listeners.items():
+                if syncing:
+                    listener.add(n)
+        else:
+            for listener in self.listeners:
+                listener.add(n)
+
+    def start(self) -> None:
+        self.started = True
+        for listener in self.listeners:
+            listener.start()
+
+    async def stop(self) -> None:
+        listeners = list(self.listeners)
+        self.listeners.clear()
+        self.started = False
+        for listener in listeners:
+            listener.stop()
+        for listener in listeners:
+            await listener.wait_stopped()
+
+    def should_resync(self) -> bool:
+        """Mark the listeners whose resync is due (and schedule their next one); true if any is."""
+        now = self.clock.now()
+        needed = False
+        for listener in self.listeners:
+            due = listener.should_resync(now)
+            self.listeners[listener] = due
+            if due:
+                needed = True
+                listener.determine_next_resync(now)
+        return needed
+
+    def resync_check_period_changed(self, check: float) -> None:
+        for listener in self.listeners:
+            listener.resync_period = determine_resync_period(listener.requested_resync_period, check)

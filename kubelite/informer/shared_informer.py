@@ -1,0 +1,220 @@
+"""SharedIndexInformer: one watch, one indexed cache, many handlers; client-go
+``tools/cache/shared_informer.go``.
+
+Guarantees (upstream's, restated for asyncio):
+- **The cache.** :meth:`SharedIndexInformer.get_indexer` is a local copy of the objects the reflector
+  has seen: eventually (not instantly) consistent with the apiserver, and never ahead of it. Each
+  object in it is the state at some revision the server really had. The cache is written only by
+  the informer, before any handler is told about the change.
+- **Notifications.** Every handler sees, for each object, a sequence of ``on_add``/``on_update``/
+  ``on_delete`` that brings it from the previous state it was told about to the current one; it may
+  not see every intermediate state (changes queued together are still delivered one by one, but a
+  relist replaces whatever was missed with one update or a tombstone delete). Handlers are called
+  one notification at a time, each handler in its own task with its own unbounded buffer: a slow
+  handler never delays the informer or another handler (see :mod:`kubelite.informer.processor`).
+- **Shared objects.** Handlers and listers receive the cache's own objects. **They must not mutate
+  them**: copy before changing anything. Mutating one corrupts the cache for every other reader.
+- **Resync.** A handler registered with a resync period gets ``on_update(obj, obj)`` for every cached
+  object about that often (no more often than the informer's check period, at least 1 s apart).
+- **Sync.** :meth:`has_synced` becomes true once the initial list has been fully delivered to the
+  cache (and queued to handlers); a registration's ``has_synced()`` waits until that handler has
+  also returned from every initial ``on_add``.
+
+Mechanics: :meth:`run` builds a DeltaFIFO (``known_objects`` = the indexer, ``Replaced`` deltas) fed
+by a Reflector, and a controller loop pops it into :func:`~kubelite.informer.controller.process_deltas`
+with this informer as the handler, which fans out to the listeners.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from kubelite.client import Client
+from kubelite.clock import Clock
+from kubelite.informer.controller import Controller, process_deltas
+from kubelite.informer.delta_fifo import DeltaFIFO, Deltas
+from kubelite.informer.handlers import ResourceEventHandler
+from kubelite.informer.index import Indexers
+from kubelite.informer.meta import resource_version_of
+from kubelite.informer.processor import (
+    ADD,
+    DELETE,
+    MINIMUM_RESYNC_PERIOD,
+    UPDATE,
+    ProcessorListener,
+    SharedProcessor,
+    determine_resync_period,
+)
+from kubelite.informer.reflector import MIN_WATCH_TIMEOUT, Reflector
+from kubelite.informer.store import Indexer, deletion_handling_meta_namespace_key_func
+
+__all__ = ["Registration", "SharedIndexInformer", "wait_for_cache_sync"]
+
+#: A handler registration (upstream ``ResourceEventHandlerRegistration``): has ``has_synced()``.
+Registration = ProcessorListener
+
+#: upstream ``syncedPollPeriod``.
+SYNCED_POLL_PERIOD = 0.1
+
+
+class _Distributor:
+    """The informer's own handler for ``process_deltas``: turns cache changes into notifications."""
+
+    __slots__ = ("_distribute",)
+
+    def __init__(self, processor: SharedProcessor) -> None:
+        self._distribute = processor.distribute
+
+    def on_add(self, obj: Any, is_in_initial_list: bool) -> None:
+        self._distribute((ADD, obj, is_in_initial_list), False)
+
+    def on_update(self, old: Any, new: Any) -> None:
+        # Same resourceVersion: a resync or an unchanged relisted object, only for handlers resyncing now.
+        self._distribute((UPDATE, old, new), resource_version_of(old) == resource_version_of(new))
+
+    def on_delete(self, obj: Any) -> None:
+        self._distribute((DELETE, obj, None), False)
+
+
+class SharedIndexInformer:
+    """See the module docstring. Build one directly or through ``SharedInformerFactory``."""
+
+    def __init__(
+        self, client: Client, resource: Any, *, clock: Clock, rng: random.Random, namespace: str | None = None,
+        labels: str | dict[str, Any] | None = None, fields: str | dict[str, str] | None = None,
+        resync: float = 0.0, indexers: Indexers | None = None, name: str = "", page_size: int | None = None,
+        use_watch_list: bool = False, min_watch_timeout: float = MIN_WATCH_TIMEOUT,
+    ) -> None:
+        self.client = client
+        self.resource = resource
+        self.clock = clock
+        self.rng = rng
+        self.namespace = namespace
+        self.labels = labels
+        self.fields = fields
+        self.name = name or (resource if isinstance(resource, str) else getattr(resource, "__name__", "?"))
+        self.page_size = page_size
+        self.use_watch_list = use_watch_list
+        self.min_watch_timeout = min_watch_timeout
+        self.resync_check_period = resync
+        self.default_event_handler_resync_period = resync
+        self._indexer = Indexer(deletion_handling_meta_namespace_key_func, indexers)
+        self._processor = SharedProcessor(clock=clock)
+        self._distributor = _Distributor(self._processor)
+        self._controller: Controller | None = None
+        self._started = False
+        self._stopped = False
+
+    def __repr__(self) -> str:
+        return f"<SharedIndexInformer {self.name}>"
+
+    # --- state ---
+    def has_started(self) -> bool:
+        return self._started
+
+    def is_stopped(self) -> bool:
+        return self._stopped
+
+    def has_synced(self) -> bool:
+        c = self._controller
+        return c is not None and c.has_synced()
+
+    def last_sync_resource_version(self) -> str:
+        c = self._controller
+        return c.last_sync_resource_version() if c is not None else ""
+
+    @property
+    def reflector(self) -> Reflector | None:
+        """The running reflector (its counters are useful in tests), None before :meth:`run`."""
+        return self._controller.reflector if self._controller is not None else None
+
+    def get_indexer(self) -> Indexer:
+        """The cache. Read it; never write to it or mutate its objects."""
+        return self._indexer
+
+    get_store = get_indexer
+
+    def add_indexers(self, indexers: Indexers) -> None:
+        if self._stopped:
+            raise RuntimeError("indexer was not added because it has stopped already")
+        self._indexer.add_indexers(indexers)
+
+    # --- handlers ---
+    def add_event_handler(self, handler: ResourceEventHandler, resync_period: float | None = None) -> Registration:
+        """Register ``handler``; it first gets ``on_add(obj, True)`` for every object already cached.
+        ``resync_period`` defaults to the informer's; see upstream ``AddEventHandlerWithResyncPeriod``
+        for how it is clamped."""
+        if self._stopped:
+            raise RuntimeError(f"handler {handler!r} was not added to shared informer because it has stopped already")
+        period = self.default_event_handler_resync_period if resync_period is None else resync_period
+        if period > 0:
+            period = max(period, MINIMUM_RESYNC_PERIOD)
+            if period < self.resync_check_period:
+                if self._started:
+                    period = self.resync_check_period
+                else:
+                    self.resync_check_period = period
+                    self._processor.resync_check_period_changed(period)
+        listener = ProcessorListener(
+            handler, requested_resync_period=period,
+            resync_period=determine_resync_period(period, self.resync_check_period), now=self.clock.now(),
+            upstream_has_synced=self.has_synced, clock=self.clock,
+        )
+        self._processor.add_listener(listener)
+        if self._started:
+            for obj in self._indexer.list():
+                listener.add((ADD, obj, True))
+        return listener
+
+    def remove_event_handler(self, registration: Registration) -> None:
+        """Stop delivering to a handler (buffered notifications are dropped). Unknown: no-op."""
+        self._processor.remove_listener(registration)
+
+    # --- running ---
+    def _handle_deltas(self, deltas: Deltas, is_in_initial_list: bool) -> None:
+        process_deltas(self._distributor, self._indexer, deltas, is_in_initial_list)
+
+    async def run(self) -> None:
+        """Run until cancelled: list, watch, keep the cache and deliver notifications. Once only."""
+        if self._started:
+            raise RuntimeError(f"{self!r} has already been started; run it only once")
+        fifo = DeltaFIFO(
+            key_func=deletion_handling_meta_namespace_key_func, known_objects=self._indexer,
+            emit_delta_type_replaced=True,
+        )
+        reflector = Reflector(
+            self.client, self.resource, fifo, clock=self.clock, rng=self.rng, namespace=self.namespace,
+            labels=self.labels, fields=self.fields, resync_period=self.resync_check_period, name=self.name,
+            page_size=self.page_size, use_watch_list=self.use_watch_list,
+            should_resync=self._processor.should_resync, min_watch_timeout=self.min_watch_timeout,
+        )
+        self._controller = Controller(fifo, reflector, self._handle_deltas)
+        self._started = True
+        self._processor.start()
+        try:
+            await self._controller.run()
+        finally:
+            self._stopped = True
+            await self._processor.stop()
+
+
+async def wait_for_cache_sync(
+    *informers_or_has_synced: SharedIndexInformer | Registration | Callable[[], bool], clock: Clock,
+    timeout: float | None = None,
+) -> bool:
+    """Poll (every 100 ms of clock time, like upstream ``WaitForCacheSync``) until every informer,
+    registration or ``has_synced`` callable reports synced: True; False if ``timeout`` passes first."""
+    checks: list[Callable[[], bool]] = [
+        x if not hasattr(x, "has_synced") else x.has_synced  # type: ignore[union-attr]
+        for x in informers_or_has_synced
+    ]
+    deadline = None if timeout is None else clock.now() + timeout
+    while True:
+        if all(check() for check in checks):
+            return True
+        now = clock.now()
+        if deadline is not None and now >= deadline:
+            return False
+        await clock.sleep(SYNCED_POLL_PERIOD if deadline is None else min(SYNCED_POLL_PERIOD, deadline - now))
