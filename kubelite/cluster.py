@@ -41,6 +41,7 @@ from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.server import ApiServer
 from kubelite.client import Client
 from kubelite.clock import EPOCH, Clock, RealClock, VirtualClock
+from kubelite.logs import cluster_time
 from kubelite.store import Store
 
 __all__ = ["GC_GEN0_THRESHOLD", "Cluster", "tuned_gc"]
@@ -137,6 +138,8 @@ class Cluster:
     async def __aenter__(self) -> Cluster:
         if self._tune_gc:
             _tune_gc(True)
+        # log lines from this cluster's tasks carry its virtual time (tasks copy the context on creation)
+        self._log_token = cluster_time.set(lambda: self.clock.now() - EPOCH)
         running = getattr(self.clock, "running", None)
         if running is not None:
             self._clock_cm = running()
@@ -166,6 +169,8 @@ class Cluster:
                 self._clock_cm = None
             if self._tune_gc:
                 _tune_gc(False)
+            with contextlib.suppress(ValueError):
+                cluster_time.reset(self._log_token)
 
     def start_soon(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any, name: str | None = None) -> None:
         """Run a background task for the cluster's lifetime (cancelled on exit)."""

@@ -41,12 +41,13 @@ __all__ = [
     "EventLogger",
     "EventNamer",
     "EventSourceObjectSpamFilter",
+    "LRUCache",
     "TokenBucket",
     "event_key",
     "spam_key",
 ]
 
-MAX_LRU_CACHE_ENTRIES = 4096
+MAXLRUCache_CACHE_ENTRIES = 4096
 #: More than this many similar events (differing only in message) ...
 DEFAULT_AGGREGATE_MAX_EVENTS = 10
 #: ... within this many seconds of each other are aggregated into one.
@@ -64,7 +65,7 @@ V = TypeVar("V")
 _EMPTY: dict[str, Any] = {}
 
 
-class _LRU(Generic[K, V]):
+class LRUCache(Generic[K, V]):
     """A bounded mapping that evicts the least recently used key (groupcache ``lru.Cache``)."""
 
     __slots__ = ("_data", "_max")
@@ -176,9 +177,9 @@ class TokenBucket:
 class EventSourceObjectSpamFilter:
     """Upstream ``EventSourceObjectSpamFilter``: a token bucket per source+object."""
 
-    def __init__(self, *, clock: Clock, lru_cache_size: int = MAX_LRU_CACHE_ENTRIES,
+    def __init__(self, *, clock: Clock, lru_cache_size: int = MAXLRUCache_CACHE_ENTRIES,
                  burst: int = DEFAULT_SPAM_BURST, qps: float = DEFAULT_SPAM_QPS) -> None:
-        self._cache: _LRU[tuple[str, ...], TokenBucket] = _LRU(lru_cache_size)
+        self._cache: LRUCache[tuple[str, ...], TokenBucket] = LRUCache(lru_cache_size)
         self._burst = burst
         self._qps = qps
         self._clock = clock
@@ -210,13 +211,13 @@ class EventAggregator:
     """Upstream ``EventAggregator``: folds similar events into one aggregate event."""
 
     def __init__(
-        self, *, clock: Clock, namer: EventNamer, lru_cache_size: int = MAX_LRU_CACHE_ENTRIES,
+        self, *, clock: Clock, namer: EventNamer, lru_cache_size: int = MAXLRUCache_CACHE_ENTRIES,
         key_func: Callable[[Event], tuple[tuple[str, ...], str]] = aggregator_by_reason,
         message_func: Callable[[Event], str] = aggregate_message,
         max_events: int = DEFAULT_AGGREGATE_MAX_EVENTS,
         max_interval_seconds: float = DEFAULT_AGGREGATE_INTERVAL_SECONDS,
     ) -> None:
-        self._cache: _LRU[tuple[str, ...], _AggregateRecord] = _LRU(lru_cache_size)
+        self._cache: LRUCache[tuple[str, ...], _AggregateRecord] = LRUCache(lru_cache_size)
         self._clock = clock
         self._namer = namer
         self._key_func = key_func
@@ -266,8 +267,8 @@ class _EventLog(msgspec.Struct, frozen=True):
 class EventLogger:
     """Upstream ``eventLogger``: counts repeats and turns them into patches of the first Event."""
 
-    def __init__(self, *, lru_cache_size: int = MAX_LRU_CACHE_ENTRIES) -> None:
-        self._cache: _LRU[tuple[str, ...], _EventLog] = _LRU(lru_cache_size)
+    def __init__(self, *, lru_cache_size: int = MAXLRUCache_CACHE_ENTRIES) -> None:
+        self._cache: LRUCache[tuple[str, ...], _EventLog] = LRUCache(lru_cache_size)
 
     def observe(self, event: Event, key: tuple[str, ...]) -> tuple[Event, dict[str, Any] | None]:
         """``eventObserve``: the event to write and, for a repeat, the strategic-merge patch."""
@@ -309,7 +310,7 @@ class EventCorrelator:
     """Upstream ``EventCorrelator``: aggregate, then count, then spam-filter each event."""
 
     def __init__(
-        self, *, clock: Clock, namer: EventNamer | None = None, lru_cache_size: int = MAX_LRU_CACHE_ENTRIES,
+        self, *, clock: Clock, namer: EventNamer | None = None, lru_cache_size: int = MAXLRUCache_CACHE_ENTRIES,
         burst: int = DEFAULT_SPAM_BURST, qps: float = DEFAULT_SPAM_QPS,
         max_events: int = DEFAULT_AGGREGATE_MAX_EVENTS,
         max_interval_seconds: float = DEFAULT_AGGREGATE_INTERVAL_SECONDS,

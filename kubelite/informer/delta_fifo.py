@@ -24,6 +24,7 @@ The objects inside deltas are shared with the consumer's cache; nobody may mutat
 
 from __future__ import annotations
 
+import builtins
 from collections import deque
 from collections.abc import Callable, Iterable
 from enum import StrEnum
@@ -137,12 +138,14 @@ class DeltaFIFO:
 
     # --- producer side ---
     def add(self, obj: Any) -> None:
-        self._mark_populated()
-        self._queue_action(_ADDED, obj)
+        if not self._populated:
+            self._mark_populated()
+        self._queue_action(_ADDED, obj, self.key_func(obj))
 
     def update(self, obj: Any) -> None:
-        self._mark_populated()
-        self._queue_action(_UPDATED, obj)
+        if not self._populated:
+            self._mark_populated()
+        self._queue_action(_UPDATED, obj, self.key_func(obj))
 
     def delete(self, obj: Any) -> None:
         """Queue a deletion, unless the object is neither queued nor known (already reported, e.g. by a
@@ -272,11 +275,11 @@ class DeltaFIFO:
         return deltas
 
     # --- reads (copies of the delta lists; the objects are shared) ---
-    def list(self) -> list[Any]:
+    def list(self) -> builtins.list[Any]:
         """The newest object of every queued key, in queue order."""
         return [self._items[k][-1].object for k in self._queue]
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         return list(self._queue)
 
     def get(self, obj: Any) -> Deltas | None:

@@ -94,10 +94,11 @@ class SharedInformerFactory:
             with contextlib.suppress(asyncio.CancelledError):
                 await t
 
-    async def wait_for_cache_sync(self, timeout: float | None = None) -> dict[Any, bool]:
+    async def wait_for_cache_sync(self, timeout: float | None = None) -> dict[Any, bool]:  # noqa: ASYNC109
         """Wait for every started informer to sync; resource -> synced (False only after ``timeout``)."""
+        deadline = None if timeout is None else self.clock.now() + timeout
         out: dict[Any, bool] = {}
-        for resource in self._tasks:
-            informer = self._informers[resource]
-            out[resource] = await wait_for_cache_sync(informer, clock=self.clock, timeout=timeout)
+        for resource in list(self._tasks):
+            remaining = None if deadline is None else max(0.0, deadline - self.clock.now())
+            out[resource] = await wait_for_cache_sync(self._informers[resource], clock=self.clock, timeout=remaining)
         return out

@@ -38,10 +38,10 @@ class ObjectMetaView(NamedTuple):
 def meta_of(obj: Any) -> ObjectMetaView:
     """namespace, name, resourceVersion, labels and uid of a Struct or dict object."""
     if isinstance(obj, dict):
-        m = obj.get("metadata") or _EMPTY
+        d: Mapping[str, Any] = obj.get("metadata") or _EMPTY
         return ObjectMetaView(
-            m.get("namespace") or "", m.get("name") or "", m.get("resourceVersion") or "", m.get("labels"),
-            m.get("uid") or "",
+            d.get("namespace") or "", d.get("name") or "", d.get("resourceVersion") or "", d.get("labels"),
+            d.get("uid") or "",
         )
     m = obj.metadata
     if m is None:
@@ -72,7 +72,8 @@ def resource_version_of(obj: Any) -> str:
 
 def labels_of(obj: Any) -> Mapping[str, str] | None:
     if isinstance(obj, dict):
-        labels: Mapping[str, str] | None = (obj.get("metadata") or _EMPTY).get("labels")
+        meta: Mapping[str, Any] = obj.get("metadata") or _EMPTY
+        labels: Mapping[str, str] | None = meta.get("labels")
         return labels
     m = obj.metadata
     return m.labels if m is not None else None
@@ -80,7 +81,8 @@ def labels_of(obj: Any) -> Mapping[str, str] | None:
 
 def annotations_of(obj: Any) -> Mapping[str, str] | None:
     if isinstance(obj, dict):
-        annotations: Mapping[str, str] | None = (obj.get("metadata") or _EMPTY).get("annotations")
+        meta: Mapping[str, Any] = obj.get("metadata") or _EMPTY
+        annotations: Mapping[str, str] | None = meta.get("annotations")
         return annotations
     m = obj.metadata
     return m.annotations if m is not None else None

@@ -38,7 +38,15 @@ import structlog
 
 from kubelite.client import Client, WatchStream
 from kubelite.clock import Clock, TimerHandle
-from kubelite.errors import ApiError, Expired, InternalError, ServerTimeout, Status, TooManyRequests, error_from_status
+from kubelite.errors import (
+    ApiError,
+    Expired,
+    InternalError,
+    ServerTimeout,
+    Status,
+    TooManyRequests,
+    error_from_status,
+)
 from kubelite.informer.backoff import BackoffManager
 from kubelite.informer.meta import annotations_of
 from kubelite.informer.store import meta_namespace_key_func
@@ -242,7 +250,8 @@ class Reflector:
                 await self._handle_watch(stream)
             finally:
                 stream.stop()
-            log.debug("watch_closed", reflector=self.name, reason=stream.close_reason)
+            if stream.close_reason != "timeout":  # a timeout is the normal rotation
+                log.debug("watch_closed", reflector=self.name, reason=stream.close_reason)
             stream = None
 
     async def _handle_watch(self, stream: WatchStream) -> None:
@@ -281,7 +290,7 @@ class Reflector:
         temp: dict[str, Any] = {}
         key = meta_namespace_key_func
         async for typ, obj, rv in stream:
-            if typ == _ADDED or typ == _MODIFIED:
+            if typ in (_ADDED, _MODIFIED):
                 temp[key(obj)] = obj
             elif typ == _DELETED:
                 temp.pop(key(obj), None)

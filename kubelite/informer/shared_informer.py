@@ -202,12 +202,12 @@ class SharedIndexInformer:
 
 async def wait_for_cache_sync(
     *informers_or_has_synced: SharedIndexInformer | Registration | Callable[[], bool], clock: Clock,
-    timeout: float | None = None,
+    timeout: float | None = None,  # noqa: ASYNC109 - cluster-clock time; asyncio.timeout would be wall time
 ) -> bool:
     """Poll (every 100 ms of clock time, like upstream ``WaitForCacheSync``) until every informer,
     registration or ``has_synced`` callable reports synced: True; False if ``timeout`` passes first."""
     checks: list[Callable[[], bool]] = [
-        x if not hasattr(x, "has_synced") else x.has_synced  # type: ignore[union-attr]
+        x.has_synced if isinstance(x, SharedIndexInformer | ProcessorListener) else x
         for x in informers_or_has_synced
     ]
     deadline = None if timeout is None else clock.now() + timeout

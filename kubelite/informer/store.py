@@ -14,6 +14,7 @@ Contract:
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
@@ -105,9 +106,9 @@ class Store(Protocol):
 
     def delete(self, obj: Any) -> None: ...
 
-    def list(self) -> list[Any]: ...
+    def list(self) -> builtins.list[Any]: ...
 
-    def list_keys(self) -> list[str]: ...
+    def list_keys(self) -> builtins.list[str]: ...
 
     def get(self, obj: Any) -> Any | None: ...
 
@@ -142,10 +143,10 @@ class Indexer:
     def delete(self, obj: Any) -> None:
         self._tss_delete(self.key_func(obj))
 
-    def list(self) -> list[Any]:
+    def list(self) -> builtins.list[Any]:
         return self._tss.list()
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         return self._tss.list_keys()
 
     def get(self, obj: Any) -> Any | None:
@@ -174,16 +175,16 @@ class Indexer:
         return self._tss.resource_version
 
     # --- cache.Indexer ---
-    def index(self, index_name: str, obj: Any) -> list[Any]:
+    def index(self, index_name: str, obj: Any) -> builtins.list[Any]:
         return self._tss.index(index_name, obj)
 
-    def by_index(self, index_name: str, indexed_value: str) -> list[Any]:
+    def by_index(self, index_name: str, indexed_value: str) -> builtins.list[Any]:
         return self._tss.by_index(index_name, indexed_value)
 
-    def index_keys(self, index_name: str, indexed_value: str) -> list[str]:
+    def index_keys(self, index_name: str, indexed_value: str) -> builtins.list[str]:
         return self._tss.index_keys(index_name, indexed_value)
 
-    def list_index_func_values(self, index_name: str) -> list[str]:
+    def list_index_func_values(self, index_name: str) -> builtins.list[str]:
         return self._tss.list_index_func_values(index_name)
 
     def get_indexers(self) -> Indexers:

@@ -18,6 +18,7 @@ Contract:
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from kubelite.informer.index import Indexers, Indices
@@ -69,10 +70,10 @@ class ThreadSafeStore:
     def get(self, key: str) -> Any | None:
         return self._items.get(key)
 
-    def list(self) -> list[Any]:
+    def list(self) -> builtins.list[Any]:
         return list(self._items.values())
 
-    def list_keys(self) -> list[str]:
+    def list_keys(self) -> builtins.list[str]:
         return list(self._items)
 
     def __len__(self) -> int:
@@ -88,9 +89,9 @@ class ThreadSafeStore:
             raise KeyError(f"Index with name {index_name} does not exist")
         return fn
 
-    def index(self, index_name: str, obj: Any) -> list[Any]:
+    def index(self, index_name: str, obj: Any) -> builtins.list[Any]:
         """Objects that share at least one indexed value with ``obj`` under ``index_name``."""
-        values: list[str] = self._index_func(index_name)(obj)
+        values: builtins.list[str] = self._index_func(index_name)(obj)
         idx = self._indices[index_name]
         items = self._items
         if len(values) == 1:
@@ -100,18 +101,18 @@ class ThreadSafeStore:
             keys.update(idx.get(v, {}))
         return [items[k] for k in keys]
 
-    def by_index(self, index_name: str, indexed_value: str) -> list[Any]:
+    def by_index(self, index_name: str, indexed_value: str) -> builtins.list[Any]:
         """Objects whose ``index_name`` values include ``indexed_value``."""
         self._index_func(index_name)
         items = self._items
         return [items[k] for k in self._indices[index_name].get(indexed_value, ())]
 
-    def index_keys(self, index_name: str, indexed_value: str) -> list[str]:
+    def index_keys(self, index_name: str, indexed_value: str) -> builtins.list[str]:
         """Store keys whose ``index_name`` values include ``indexed_value``, sorted (upstream sorts)."""
         self._index_func(index_name)
         return sorted(self._indices[index_name].get(indexed_value, ()))
 
-    def list_index_func_values(self, index_name: str) -> list[str]:
+    def list_index_func_values(self, index_name: str) -> builtins.list[str]:
         """Every value currently indexed under ``index_name`` (empty for an unknown index, as upstream)."""
         return list(self._indices.get(index_name, ()))
 
@@ -135,8 +136,8 @@ class ThreadSafeStore:
     def _update_indices(self, old: Any | None, new: Any | None, key: str) -> None:
         indices = self._indices
         for name, fn in self._indexers.items():
-            old_values: list[str] = fn(old) if old is not None else []
-            new_values: list[str] = fn(new) if new is not None else []
+            old_values: builtins.list[str] = fn(old) if old is not None else []
+            new_values: builtins.list[str] = fn(new) if new is not None else []
             # The common case (a namespace, a node name) is one unchanged value: nothing to move.
             if len(new_values) == 1 and len(old_values) == 1 and new_values[0] == old_values[0]:
                 continue

@@ -169,7 +169,6 @@ class LeaderElector:
                 self.config.lock.record_event("became leader")
                 self._log.info("successfully_acquired_lease")
                 return
-            self._log.debug("failed_to_acquire_lease")
             await self.clock.sleep(period + self.rng.random() * JITTER_FACTOR * period)
 
     async def _renew(self) -> None:

@@ -1,0 +1,209 @@
+"""A controller: watches → (predicates) → handlers → a rate-limited workqueue → N reconcile workers.
+
+Guarantees (controller-runtime ``pkg/internal/controller`` on client-go's workqueue):
+- A request is reconciled by at most one worker at a time; requests added while it runs are coalesced
+  and reconciled once more afterwards (the workqueue's dirty/processing rule).
+- Reconciles start only after every watched informer has synced.
+- The outcome of each reconcile maps to queue operations exactly as the table in
+  :mod:`kubelite.controllers.reconcile` says (``reconcile_handler``).
+- Each reconcile runs with structlog context ``controller``, ``key`` and ``reconcile_id`` (drawn from the
+  cluster RNG, so logs replay too).
+- :meth:`stop` drops everything in memory (queue, backoff, pending retries) as a crashed process would;
+  :meth:`run` afterwards starts from scratch: handlers are registered again and the informer replays its
+  cache as adds, so a restarted controller converges from the current state alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+import structlog
+
+from kubelite.clock import Clock
+from kubelite.controllers.handler import EventHandler
+from kubelite.controllers.predicate import Predicate
+from kubelite.controllers.reconcile import Reconciler, Request, Result, TerminalError, as_reconciler
+from kubelite.informer import (
+    Registration,
+    ResourceEventHandlerFuncs,
+    SharedIndexInformer,
+    wait_for_cache_sync,
+)
+from kubelite.rand import new_uid
+from kubelite.workqueue import RateLimitingQueue, ShutDown
+from kubelite.workqueue.default_rate_limiters import RateLimiter
+
+__all__ = ["Controller", "ControllerStatistics"]
+
+log = structlog.get_logger("kubelite.controller")
+
+
+class ControllerStatistics(msgspec.Struct, frozen=True, kw_only=True):
+    reconciles: int
+    errors: int
+    terminal_errors: int
+    requeues: int
+    requeues_after: int
+    active_workers: int
+    queue_depth: int
+
+
+class _Watch:
+    __slots__ = ("handler", "informer", "predicates", "registration")
+
+    def __init__(self, informer: SharedIndexInformer, handler: EventHandler, predicates: tuple[Predicate, ...]) -> None:
+        self.informer = informer
+        self.handler = handler
+        self.predicates = predicates
+        self.registration: Registration | None = None
+
+
+class Controller:
+    """See the module docstring. Build with :meth:`kubelite.controllers.Manager.controller` or directly."""
+
+    def __init__(
+        self, name: str, reconciler: Reconciler | Callable[..., Any], *, clock: Clock, rng: random.Random,
+        max_concurrent_reconciles: int = 1, rate_limiter_factory: Callable[[], RateLimiter[Request]] | None = None,
+        recover_panic: bool = True,
+    ) -> None:
+        self.name = name
+        self.reconciler = as_reconciler(reconciler)
+        self.clock = clock
+        self.rng = rng
+        self.max_concurrent_reconciles = max_concurrent_reconciles
+        self._rate_limiter_factory = rate_limiter_factory
+        self.recover_panic = recover_panic
+        self._watches: list[_Watch] = []
+        self.queue: RateLimitingQueue[Request] = self._new_queue()
+        self._workers: list[asyncio.Task[None]] = []
+        self.running = False
+        self._reconciles = self._errors = self._terminal = self._requeues = self._requeues_after = 0
+        self._active = 0
+
+    def _new_queue(self) -> RateLimitingQueue[Request]:
+        limiter = self._rate_limiter_factory() if self._rate_limiter_factory is not None else None
+        return RateLimitingQueue(clock=self.clock, rate_limiter=limiter, name=self.name)
+
+    # --- wiring ---
+    def watch(self, informer: SharedIndexInformer, handler: EventHandler, *predicates: Predicate) -> None:
+        """Reconcile what ``handler`` maps ``informer``'s events to (after ``predicates`` pass)."""
+        w = _Watch(informer, handler, predicates)
+        self._watches.append(w)
+        if self.running:
+            self._register(w)
+
+    def _register(self, w: _Watch) -> None:
+        enqueue = self.queue.add
+        preds = w.predicates
+        handler = w.handler
+
+        def on_add(obj: Any, is_in_initial_list: bool) -> None:
+            if all(p.create(obj) for p in preds):
+                handler.create(obj, enqueue)
+
+        def on_update(old: Any, new: Any) -> None:
+            if all(p.update(old, new) for p in preds):
+                handler.update(old, new, enqueue)
+
+        def on_delete(obj: Any) -> None:
+            if all(p.delete(obj) for p in preds):
+                handler.delete(obj, enqueue)
+
+        w.registration = w.informer.add_event_handler(
+            ResourceEventHandlerFuncs(on_add=on_add, on_update=on_update, on_delete=on_delete)
+        )
+
+    # --- running ---
+    async def run(self) -> None:
+        """Register handlers, wait for the caches, run the workers until cancelled."""
+        if self.running:
+            raise RuntimeError(f"controller {self.name!r} is already running")
+        self.running = True
+        self.queue = self._new_queue()
+        try:
+            for w in self._watches:
+                self._register(w)
+            await wait_for_cache_sync(
+                *[w.registration for w in self._watches if w.registration is not None], clock=self.clock,
+            )
+            loop = asyncio.get_running_loop()
+            self._workers = [
+                loop.create_task(self._worker(), name=f"{self.name}-worker-{i}")
+                for i in range(self.max_concurrent_reconciles)
+            ]
+            await asyncio.gather(*self._workers)
+        finally:
+            await self._teardown()
+
+    async def _teardown(self) -> None:
+        self.queue.shutdown()
+        workers, self._workers = self._workers, []
+        for t in workers:
+            t.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        for w in self._watches:
+            if w.registration is not None:
+                w.informer.remove_event_handler(w.registration)
+                w.registration = None
+        self.running = False
+
+    async def _worker(self) -> None:
+        queue = self.queue
+        while True:
+            try:
+                req = await queue.get()
+            except ShutDown:
+                return
+            try:
+                await self.reconcile_handler(req)
+            finally:
+                queue.done(req)
+
+    async def reconcile_handler(self, req: Request) -> None:
+        """Run one reconcile and map its outcome to the queue (controller-runtime ``reconcileHandler``)."""
+        queue = self.queue
+        self._reconciles += 1
+        self._active += 1
+        reconcile_id = new_uid(self.rng)
+        try:
+            with structlog.contextvars.bound_contextvars(controller=self.name, key=str(req), reconcile_id=reconcile_id):
+                try:
+                    result = await self.reconciler.reconcile(req)
+                except asyncio.CancelledError:
+                    raise
+                except TerminalError as e:
+                    self._terminal += 1
+                    queue.forget(req)
+                    log.warning("reconcile_terminal_error", error=str(e))
+                    return
+                except Exception as e:
+                    if not self.recover_panic:
+                        raise
+                    self._errors += 1
+                    queue.add_rate_limited(req)
+                    log.info("reconcile_error", error=f"{type(e).__name__}: {e}")
+                    return
+        finally:
+            self._active -= 1
+        if result is None:
+            result = Result()
+        if result.requeue_after > 0:
+            self._requeues_after += 1
+            queue.forget(req)
+            queue.add_after(req, result.requeue_after)
+        elif result.requeue:
+            self._requeues += 1
+            queue.add_rate_limited(req)
+        else:
+            queue.forget(req)
+
+    def statistics(self) -> ControllerStatistics:
+        return ControllerStatistics(
+            reconciles=self._reconciles, errors=self._errors, terminal_errors=self._terminal,
+            requeues=self._requeues, requeues_after=self._requeues_after, active_workers=self._active,
+            queue_depth=len(self.queue),
+        )

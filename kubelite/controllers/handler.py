@@ -1,0 +1,125 @@
+"""Event handlers: how informer events turn into reconcile requests (controller-runtime ``pkg/handler``).
+
+- :class:`EnqueueRequestForObject`: the object itself.
+- :class:`EnqueueRequestForOwner`: the owner named by the object's ownerReferences (by default only the
+  managing controller, ``controller: true``), matched by the owner's apiVersion group and kind.
+- :class:`EnqueueRequestsFromMapFunc`: whatever requests a function returns for the object.
+Handlers see the informer cache's objects and must not mutate them. ``DeletedFinalStateUnknown``
+tombstones are unwrapped to the last known object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+import msgspec
+
+from kubelite.controllers.reconcile import Request
+from kubelite.informer import DeletedFinalStateUnknown, meta_of
+
+__all__ = [
+    "EnqueueRequestForObject",
+    "EnqueueRequestForOwner",
+    "EnqueueRequestsFromMapFunc",
+    "EventHandler",
+    "owner_references",
+    "unwrap",
+]
+
+Enqueue = Callable[[Request], None]
+
+
+def unwrap(obj: Any) -> Any:
+    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+
+
+def owner_references(obj: Any) -> list[dict[str, Any]]:
+    """The object's ownerReferences as dicts, for Structs and dicts alike."""
+    obj = unwrap(obj)
+    if isinstance(obj, msgspec.Struct):
+        meta = getattr(obj, "metadata", None)
+        refs = getattr(meta, "owner_references", None) if meta is not None else None
+        return [msgspec.to_builtins(r) for r in refs or ()]
+    return list(((obj.get("metadata") or {}).get("ownerReferences")) or ())
+
+
+class EventHandler(Protocol):
+    def create(self, obj: Any, enqueue: Enqueue) -> None: ...
+
+    def update(self, old: Any, new: Any, enqueue: Enqueue) -> None: ...
+
+    def delete(self, obj: Any, enqueue: Enqueue) -> None: ...
+
+
+class EnqueueRequestForObject:
+    @staticmethod
+    def _request(obj: Any) -> Request:
+        m = meta_of(unwrap(obj))
+        return Request(m.namespace or "", m.name)
+
+    def create(self, obj: Any, enqueue: Enqueue) -> None:
+        enqueue(self._request(obj))
+
+    def update(self, old: Any, new: Any, enqueue: Enqueue) -> None:
+        enqueue(self._request(new))
+
+    def delete(self, obj: Any, enqueue: Enqueue) -> None:
+        enqueue(self._request(obj))
+
+
+class EnqueueRequestForOwner:
+    """Map an owned object to its owner's request (``handler.EnqueueRequestForOwner``)."""
+
+    def __init__(self, owner_api_version: str, owner_kind: str, *, only_controller: bool = True) -> None:
+        self.group = owner_api_version.rpartition("/")[0] if "/" in owner_api_version else ""
+        self.kind = owner_kind
+        self.only_controller = only_controller
+
+    def _requests(self, obj: Any) -> Iterable[Request]:
+        obj = unwrap(obj)
+        ns = meta_of(obj).namespace or ""
+        for ref in owner_references(obj):
+            api_version = ref.get("apiVersion", "")
+            group = api_version.rpartition("/")[0] if "/" in api_version else ""
+            if ref.get("kind") != self.kind or group != self.group:
+                continue
+            if self.only_controller and not ref.get("controller"):
+                continue
+            yield Request(ns, ref.get("name", ""))
+
+    def create(self, obj: Any, enqueue: Enqueue) -> None:
+        for r in self._requests(obj):
+            enqueue(r)
+
+    def update(self, old: Any, new: Any, enqueue: Enqueue) -> None:
+        # both: an object whose owner changed must wake the old owner too
+        seen = set()
+        for r in [*self._requests(old), *self._requests(new)]:
+            if r not in seen:
+                seen.add(r)
+                enqueue(r)
+
+    def delete(self, obj: Any, enqueue: Enqueue) -> None:
+        for r in self._requests(obj):
+            enqueue(r)
+
+
+class EnqueueRequestsFromMapFunc:
+    def __init__(self, fn: Callable[[Any], Iterable[Request]]) -> None:
+        self.fn = fn
+
+    def create(self, obj: Any, enqueue: Enqueue) -> None:
+        for r in self.fn(unwrap(obj)):
+            enqueue(r)
+
+    def update(self, old: Any, new: Any, enqueue: Enqueue) -> None:
+        seen = set()
+        for r in [*self.fn(unwrap(old)), *self.fn(unwrap(new))]:
+            if r not in seen:
+                seen.add(r)
+                enqueue(r)
+
+    def delete(self, obj: Any, enqueue: Enqueue) -> None:
+        for r in self.fn(unwrap(obj)):
+            enqueue(r)
