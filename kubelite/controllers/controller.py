@@ -6,8 +6,8 @@ Guarantees (controller-runtime ``pkg/internal/controller`` on client-go's workqu
 - Reconciles start only after every watched informer has synced.
 - The outcome of each reconcile maps to queue operations exactly as the table in
   :mod:`kubelite.controllers.reconcile` says (``reconcile_handler``).
-- Each reconcile runs with structlog context ``controller``, ``key`` and ``reconcile_id`` (drawn from the
-  cluster RNG, so logs replay too).
+- Each reconcile runs with structlog context ``controller``, ``key`` and ``reconcile_id`` (the controller
+  name and a per-controller sequence number, so logs replay too; see :mod:`kubelite.logs`).
 - :meth:`stop` drops everything in memory (queue, backoff, pending retries) as a crashed process would;
   :meth:`run` afterwards starts from scratch: handlers are registered again and the informer replays its
   cache as adds, so a restarted controller converges from the current state alone.
@@ -33,7 +33,7 @@ from kubelite.informer import (
     SharedIndexInformer,
     wait_for_cache_sync,
 )
-from kubelite.rand import new_uid
+from kubelite.logs import reconcile_context
 from kubelite.workqueue import RateLimitingQueue, ShutDown
 from kubelite.workqueue.default_rate_limiters import RateLimiter
 
@@ -168,27 +168,27 @@ class Controller:
         queue = self.queue
         self._reconciles += 1
         self._active += 1
-        reconcile_id = new_uid(self.rng)
+        token = reconcile_context.set((self.name, req, self._reconciles))
         try:
-            with structlog.contextvars.bound_contextvars(controller=self.name, key=str(req), reconcile_id=reconcile_id):
-                try:
-                    result = await self.reconciler.reconcile(req)
-                except asyncio.CancelledError:
+            try:
+                result = await self.reconciler.reconcile(req)
+            except asyncio.CancelledError:
+                raise
+            except TerminalError as e:
+                self._terminal += 1
+                queue.forget(req)
+                log.warning("reconcile_terminal_error", error=str(e))
+                return
+            except Exception as e:
+                if not self.recover_panic:
                     raise
-                except TerminalError as e:
-                    self._terminal += 1
-                    queue.forget(req)
-                    log.warning("reconcile_terminal_error", error=str(e))
-                    return
-                except Exception as e:
-                    if not self.recover_panic:
-                        raise
-                    self._errors += 1
-                    queue.add_rate_limited(req)
-                    log.info("reconcile_error", error=f"{type(e).__name__}: {e}")
-                    return
+                self._errors += 1
+                queue.add_rate_limited(req)
+                log.info("reconcile_error", error=f"{type(e).__name__}: {e}")
+                return
         finally:
             self._active -= 1
+            reconcile_context.reset(token)
         if result is None:
             result = Result()
         if result.requeue_after > 0:
