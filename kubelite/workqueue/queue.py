@@ -312,7 +312,6 @@ class Queue(Generic[T]):
 
     def _begin_shutdown(self) -> None:
         self._shutting_down = True
-        return
         getters, self._getters = self._getters, deque()
         for fut in getters:
             if not fut.done():

@@ -120,7 +120,7 @@ async def test_collapse_while_processing_never_hands_an_item_to_two_consumers(cl
     await clock.settle()
     assert not other.done(), "worker should be blocked until we are done"
     q.done(first)
-    assert await other == "foo"
+    assert await clock.wait_for(other, 1) == "foo"
     q.done("foo")
     assert len(q) == 0
     assert q.statistics().depth == 0
@@ -231,7 +231,7 @@ async def test_waiting_consumers_are_woken_one_per_item_in_arrival_order(clock: 
     await clock.settle()
     for item in range(10):
         q.add(item)
-    await asyncio.gather(*tasks)
+    await clock.wait_for(asyncio.gather(*tasks), 10)
     assert got == {c: c for c in range(10)}
 
 
@@ -272,7 +272,7 @@ async def test_shutdown_hands_out_queued_items_then_raises(clock: VirtualClock) 
     assert await q.get() == "a"
     assert q.get_nowait() == "b"
     with pytest.raises(ShutDown):
-        await q.get()
+        await clock.wait_for(q.get(), 1)
     with pytest.raises(ShutDown):
         q.get_nowait()
     assert q.statistics().adds == 2
@@ -283,7 +283,7 @@ async def test_shutdown_wakes_every_waiting_consumer(clock: VirtualClock) -> Non
     waiting = [asyncio.create_task(q.get()) for _ in range(3)]
     await clock.settle()
     q.shutdown()
-    results = await asyncio.gather(*waiting, return_exceptions=True)
+    results = await clock.wait_for(asyncio.gather(*waiting, return_exceptions=True), 1)
     assert all(isinstance(r, ShutDown) for r in results)
 
 
@@ -297,7 +297,7 @@ async def test_done_after_shutdown_still_requeues_a_dirty_item(clock: VirtualClo
     assert await q.get() == "a"
     q.done("a")
     with pytest.raises(ShutDown):
-        await q.get()
+        await clock.wait_for(q.get(), 1)
 
 
 async def test_shutdown_with_drain_waits_for_items_being_processed(clock: VirtualClock) -> None:
@@ -311,7 +311,7 @@ async def test_shutdown_with_drain_waits_for_items_being_processed(clock: Virtua
     await clock.settle()
     assert q.shutting_down()
     with pytest.raises(ShutDown):
-        await q.get()
+        await clock.wait_for(q.get(), 1)
     q.done(first)
     await clock.settle()
     assert not drain.done()
@@ -329,7 +329,7 @@ async def test_shutdown_does_not_wait_for_items_being_processed(clock: VirtualCl
     q.shutdown()  # returns at once although nothing is done
     assert q.statistics().processing == 2
     with pytest.raises(ShutDown):
-        await q.get()
+        await clock.wait_for(q.get(), 1)
 
 
 async def test_shutdown_forces_a_pending_shutdown_with_drain_to_return(clock: VirtualClock) -> None:
@@ -342,7 +342,7 @@ async def test_shutdown_forces_a_pending_shutdown_with_drain_to_return(clock: Vi
     drain = asyncio.create_task(q.shutdown_with_drain())
     await clock.settle()
     with pytest.raises(ShutDown):
-        await q.get()
+        await clock.wait_for(q.get(), 1)
     assert not drain.done()
     q.shutdown()  # a second SIGTERM
     await clock.wait_for(drain, 1)
@@ -358,13 +358,13 @@ async def test_shutdown_with_drain_and_a_dirty_item(clock: VirtualClock) -> None
     drain = asyncio.create_task(q.shutdown_with_drain())
     await clock.settle()
     with pytest.raises(ShutDown):  # foo is dirty but held, so nothing is queued
-        await q.get()
+        await clock.wait_for(q.get(), 1)
     q.done(gotten)
     again = await q.get()  # done() queued it again: not shut down yet for this consumer
     assert again == "foo"
     q.done(again)
     with pytest.raises(ShutDown):
-        await q.get()
+        await clock.wait_for(q.get(), 1)
     await clock.wait_for(drain, 1)
 
 

@@ -93,7 +93,7 @@ async def test_a_failing_item_backs_off_exponentially_until_it_succeeds(clock: V
     s = q.statistics()
     assert (s.adds, s.retries, s.depth, s.waiting) == (5, 4, 0, 0)
     q.shutdown()
-    await task
+    await clock.wait_for(task, 1)
 
 
 async def test_a_retry_collapses_with_a_pending_add(clock: VirtualClock) -> None:

@@ -1,0 +1,144 @@
+"""The node's image manager: pull policy, a per-node image cache, serialized pulls and pull backoff.
+
+Follows ``pkg/kubelet/images/image_manager.go`` (``EnsureImageExists``) and ``puller.go``
+(``serialImagePuller``, the default ``serializeImagePulls: true``): one pull at a time per node, in
+request order. Guarantees:
+- ``IfNotPresent`` uses the cache; ``Always`` re-pulls (fast when present: only the manifest is
+  checked); ``Never`` fails with ErrImageNeverPull when the image is absent. The default policy is
+  ``Always`` for ``:latest`` or untagged images, else ``IfNotPresent`` (the apiserver's defaulting).
+- A failed pull records a backoff entry for the image (10 s doubling to 300 s); while in backoff,
+  :meth:`ImageManager.ensure` answers ``backoff`` without pulling (ImagePullBackOff).
+- Whether an image exists is decided by the :class:`~kubelite.kubelet.workload.ImageRegistry` when the
+  pull starts; ``unpullable`` is a fault switch that makes chosen images fail even though they exist.
+Pure: the caller passes the time and schedules its own wake-up at the returned completion time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Final
+
+from kubelite.kubelet.backoff import INITIAL_BACKOFF, MAX_BACKOFF, Backoff
+from kubelite.kubelet.workload import ImageProfile, ImageRegistry, normalize_image
+
+__all__ = ["BACKOFF", "FAILED", "NEVER_PULL", "PRESENT", "PULLED", "PULLING", "ImageManager", "PullResult",
+           "default_pull_policy"]
+
+PRESENT: Final = "present"
+PULLING: Final = "pulling"
+PULLED: Final = "pulled"
+FAILED: Final = "failed"
+BACKOFF: Final = "backoff"
+NEVER_PULL: Final = "never"
+
+#: How long a failed resolve takes, and a re-pull of a present image (manifest check only).
+RESOLVE_SECONDS = 0.5
+REPULL_SECONDS = 0.2
+
+
+def default_pull_policy(image: str) -> str:
+    _, tag = normalize_image(image)
+    return "Always" if tag == "latest" else "IfNotPresent"
+
+
+class PullResult:
+    """``kind`` is one of the module constants; ``until`` is the completion time while pulling;
+    ``message`` the error for FAILED/BACKOFF/NEVER_PULL; ``duration``/``waited`` for PULLED."""
+
+    __slots__ = ("duration", "kind", "message", "size", "until", "waited")
+
+    def __init__(self, kind: str, *, until: float = 0.0, message: str = "", duration: float = 0.0,
+                 waited: float = 0.0, size: int = 0) -> None:
+        self.kind = kind
+        self.until = until
+        self.message = message
+        self.duration = duration
+        self.waited = waited
+        self.size = size
+
+
+class _Pull:
+    __slots__ = ("done_at", "error", "requested_at", "size", "started_at")
+
+    def __init__(self, requested_at: float, started_at: float, done_at: float, error: str, size: int) -> None:
+        self.requested_at = requested_at
+        self.started_at = started_at
+        self.done_at = done_at
+        self.error = error
+        self.size = size
+
+
+class ImageManager:
+    def __init__(self, registry: ImageRegistry, *, bandwidth: float = 100 * 2**20, serialize: bool = True) -> None:
+        self.registry = registry
+        self.bandwidth = bandwidth
+        self.serialize = serialize
+        self.present: dict[str, int] = {}  # "repo:tag" -> size in bytes
+        self.unpullable: set[str] = set()  # "repo:tag" or "repo": fault switch
+        self.backoff = Backoff(INITIAL_BACKOFF, MAX_BACKOFF)
+        self._busy_until = 0.0
+        self._pulls: dict[Hashable, _Pull] = {}
+
+    @staticmethod
+    def ref(image: str) -> str:
+        repo, tag = normalize_image(image)
+        return f"{repo}{tag}" if tag.startswith("@") else f"{repo}:{tag}"
+
+    def preload(self, *images: str) -> None:
+        """Put images in the cache as if pulled before the node joined (no events)."""
+        for image in images:
+            prof = self.registry.lookup(image)
+            self.present[self.ref(image)] = prof.size_bytes() if prof is not None else 0
+
+    def has(self, image: str) -> bool:
+        return self.ref(image) in self.present
+
+    def ensure(self, key: Hashable, image: str, policy: str | None, now: float) -> PullResult:
+        """Make sure ``image`` is present for the container ``key``; see the module docstring."""
+        ref = self.ref(image)
+        policy = policy or default_pull_policy(image)
+        pull = self._pulls.get(key)
+        if pull is not None:
+            if now < pull.done_at:
+                return PullResult(PULLING, until=pull.done_at)
+            del self._pulls[key]
+            if pull.error:
+                self.backoff.next(ref, now)
+                return PullResult(FAILED, message=pull.error)
+            self.present[ref] = pull.size
+            return PullResult(PULLED, duration=pull.done_at - pull.started_at,
+                              waited=pull.done_at - pull.requested_at, size=pull.size)
+        present = ref in self.present
+        if policy == "Never":
+            if present:
+                return PullResult(PRESENT)
+            return PullResult(NEVER_PULL,
+                              message=f'Container image "{image}" is not present with pull policy of Never')
+        if present and policy != "Always":
+            return PullResult(PRESENT)
+        if self.backoff.in_backoff_since(ref, now, now):
+            return PullResult(BACKOFF, message=f'Back-off pulling image "{image}"')
+        profile = None if self._blocked(ref) else self.registry.lookup(image)
+        start = max(now, self._busy_until) if self.serialize else now
+        if profile is None:
+            error = (f'rpc error: code = NotFound desc = failed to pull and unpack image "{ref}": failed to '
+                     f'resolve reference "{ref}": {ref}: not found')
+            done, size = start + RESOLVE_SECONDS, 0
+        else:
+            error, size = "", profile.size_bytes()
+            done = start + (REPULL_SECONDS if present else self._pull_time(profile))
+        if self.serialize:
+            self._busy_until = done
+        self._pulls[key] = _Pull(now, start, done, error, size)
+        return PullResult(PULLING, until=done)
+
+    def _pull_time(self, profile: ImageProfile) -> float:
+        return profile.pull_time(self.bandwidth)
+
+    def _blocked(self, ref: str) -> bool:
+        if not self.unpullable:
+            return False
+        return ref in self.unpullable or ref.rsplit(":", 1)[0] in self.unpullable
+
+    def cancel(self, key: Hashable) -> None:
+        self._pulls.pop(key, None)

@@ -1,0 +1,540 @@
+"""The Kubelet: one fake node, driving its pods' workers on the cluster clock.
+
+Follows ``pkg/kubelet/kubelet.go`` (``Run``, ``syncLoop``, ``HandlePodAdditions``/``Updates``/
+``Removes``), ``status/status_manager.go`` (batched, de-duplicated status patches; delete with grace 0
+once a terminating pod's containers are gone), ``nodelease`` and ``kubelet_node_status.go``.
+
+Contract:
+- **Through the API only.** Pods come from an informer on ``spec.nodeName=<node>``; ConfigMaps, Secrets
+  and PVCs from informers (shared through ``informers=`` when given); every write goes through the client:
+  the Node (create, then status patches when something changed and every 5 min), the Lease (every 10 s),
+  pod status (merge patches of ``pods/status`` with only the top-level fields that changed; nothing is
+  sent when nothing changed; all changes of one instant go out as one patch), pod deletion.
+- **One timer per pod**, at the time its worker says something next happens (see
+  :mod:`kubelite.kubelet.pod_worker`); a healthy running pod costs nothing until it changes.
+- **Stopping is a node failure.** :meth:`Kubelet.stop` stops the lease, the status updates, the watch and
+  every timer; pods stay as they were in the API. :meth:`Kubelet.start` resumes: the workers catch up
+  to the current time (containers kept running meanwhile), pods deleted meanwhile are cleaned up.
+- Fault switches: :meth:`break_cni`, :meth:`make_unpullable`, :meth:`crash_container`,
+  :meth:`set_device_health`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import structlog
+
+from kubelite.api.podresources import pod_requests, quantity_units
+from kubelite.client import Client
+from kubelite.clock import Clock, format_time
+from kubelite.errors import ApiError, Conflict, NotFound
+from kubelite.informer.factory import SharedInformerFactory
+from kubelite.informer.handlers import ResourceEventHandlerFuncs
+from kubelite.informer.shared_informer import SharedIndexInformer
+from kubelite.kubelet import eviction as ev
+from kubelite.kubelet.admission import admit
+from kubelite.kubelet.devices import DeviceManager, UnexpectedAdmissionError
+from kubelite.kubelet.images import ImageManager
+from kubelite.kubelet.ipam import HostLocalIPAM
+from kubelite.kubelet.lifecycle import Step
+from kubelite.kubelet.node import (
+    LEASE_NAMESPACE,
+    RENEW_INTERVAL,
+    allocatable,
+    initial_node,
+    lease_body,
+    node_conditions,
+)
+from kubelite.kubelet.pod_worker import NodeRuntime, PodWorker, Stage
+from kubelite.kubelet.status import build_status
+from kubelite.kubelet.volumes import VolumeLookup
+from kubelite.kubelet.workload import ImageRegistry
+
+__all__ = ["DEFAULT_CAPACITY", "Kubelet"]
+
+log = structlog.get_logger("kubelite.kubelet")
+
+DEFAULT_CAPACITY = {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"}
+DEFAULT_RESERVED = {"cpu": "100m", "memory": "356Mi", "ephemeral-storage": "10Gi"}  # incl. 100Mi eviction
+NODE_REPORT_INTERVAL = 300.0
+
+
+class Kubelet:
+    """See the module docstring."""
+
+    def __init__(
+        self, client: Client, *, node_name: str, clock: Clock, rng: random.Random,
+        capacity: Mapping[str, Any] | None = None, labels: Mapping[str, str] | None = None,
+        taints: list[dict[str, Any]] | None = None, registry: ImageRegistry | None = None,
+        recorder: Any = None, informers: SharedInformerFactory | None = None, pod_cidr: str | None = None,
+        host_ip: str | None = None, reserved: Mapping[str, Any] | None = None, preload: tuple[str, ...] = (),
+        sandbox_seconds: float = 0.0, attach_seconds: float = 2.0, mount_seconds: float = 0.5,
+        eviction_threshold: int = ev.DEFAULT_THRESHOLD,
+    ) -> None:
+        self.client = client
+        self.node_name = node_name
+        self.clock = clock
+        self.rng = rng
+        self.recorder = recorder
+        self.capacity = {k: str(v) for k, v in (capacity or DEFAULT_CAPACITY).items()}
+        self.reserved = dict(DEFAULT_RESERVED if reserved is None else reserved)
+        self.labels = dict(labels or {})
+        self.taints = list(taints or [])
+        self.registry = registry or ImageRegistry()
+        self.pod_cidr = pod_cidr
+        self.host_ip = host_ip or "172.18.0.2"
+        self.eviction_threshold = eviction_threshold
+        devices = {k: quantity_units(k, v) for k, v in self.capacity.items() if "/" in k}
+        self.devices = DeviceManager(node_name, devices)
+        self.images = ImageManager(self.registry)
+        self.images.preload(*preload)
+        self._shared = informers
+        self._own_factory: SharedInformerFactory | None = None
+        self.lookup = VolumeLookup()
+        self.runtime = NodeRuntime(
+            node_name=node_name, host_ip=self.host_ip, registry=self.registry, images=self.images,
+            devices=self.devices, ipam=HostLocalIPAM(pod_cidr) if pod_cidr else None, lookup=self.lookup, rng=rng,
+            event=self._event, sandbox_seconds=sandbox_seconds, attach_seconds=attach_seconds,
+            mount_seconds=mount_seconds)
+        self.workers: dict[str, PodWorker] = {}
+        self._timers: dict[str, Any] = {}
+        self._sent: dict[str, dict[str, Any]] = {}  # uid -> last status written
+        self._dirty: dict[str, PodWorker] = {}
+        self._to_delete: dict[str, PodWorker] = {}
+        self._wake: asyncio.Event | None = None
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._informer: SharedIndexInformer | None = None
+        self.running = False
+        self.node_uid = ""
+        self.memory_pressure = False
+        self._pressure_since: float | None = None
+        self._eviction_timer: Any = None
+        self._node_conditions: list[dict[str, Any]] = []
+        self._node_dirty = True
+        self.patches = 0
+
+    # --- events ---
+    def _event(self, ref: Any, type_: str, reason: str, message: str) -> None:
+        if self.recorder is not None:
+            self.recorder.event(ref, type_, reason, message)
+
+    # --- lifecycle ---
+    async def run(self) -> None:
+        """Register the node and run until cancelled (``stop``/``start`` pause and resume)."""
+        await self.start()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await self.stop()
+            if self._own_factory is not None:
+                await self._own_factory.shutdown()
+
+    async def start(self) -> None:
+        if self.running:
+            return
+        self.running = True
+        self._wake = asyncio.Event()
+        await self._register()
+        self._setup_lookups()
+        informer = SharedIndexInformer(self.client, "pods", clock=self.clock, rng=self.rng,
+                                       fields={"spec.nodeName": self.node_name})
+        informer.add_event_handler(ResourceEventHandlerFuncs(
+            on_add=self._on_add, on_update=self._on_update, on_delete=self._on_delete))
+        self._informer = informer
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(informer.run(), name=f"kubelet-{self.node_name}-pods"),
+                       loop.create_task(self._lease_loop(), name=f"kubelet-{self.node_name}-lease"),
+                       loop.create_task(self._status_loop(), name=f"kubelet-{self.node_name}-status")]
+        # pods we knew before a stop: catch up to now; those gone from the API are handled on relist
+        for w in list(self.workers.values()):
+            self._sync(w)
+
+    async def stop(self) -> None:
+        """Node failure: nothing more is written, no timer fires; the API keeps the last state."""
+        if not self.running:
+            return
+        self.running = False
+        for h in self._timers.values():
+            h.cancel()
+        self._timers.clear()
+        if self._eviction_timer is not None:
+            self._eviction_timer.cancel()
+            self._eviction_timer = None
+        tasks, self._tasks = self._tasks, []
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        self._dirty.clear()
+        self._informer = None
+
+    def _setup_lookups(self) -> None:
+        factory = self._shared
+        if factory is None:
+            if self._own_factory is None:
+                self._own_factory = SharedInformerFactory(self.client, clock=self.clock, rng=self.rng)
+            factory = self._own_factory
+        infs = {r: factory.informer_for(r) for r in ("configmaps", "secrets", "persistentvolumeclaims")}
+        factory.start()
+
+        def getter(resource: str) -> Any:
+            indexer = infs[resource].get_indexer()
+            return lambda ns, name: indexer.get_by_key(f"{ns}/{name}")
+
+        self.lookup.configmap = getter("configmaps")
+        self.lookup.secret = getter("secrets")
+        self.lookup.pvc = getter("persistentvolumeclaims")
+
+    # --- node and lease ---
+    def allocatable(self) -> dict[str, str]:
+        alloc = allocatable(self.capacity, self.reserved)
+        for r, n in self.devices.allocatable().items():
+            alloc[r] = str(n)
+        return alloc
+
+    def _node_status(self) -> dict[str, Any]:
+        now = self.clock.timestamp()
+        prev = {c["type"]: c for c in self._node_conditions}
+        not_ready = "" if self.runtime.cni_ready else (
+            "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady "
+            "message:Network plugin returns error: cni plugin not initialized")
+        self._node_conditions = node_conditions(now, prev, memory_pressure=self.memory_pressure,
+                                                not_ready=not_ready)
+        return {"conditions": self._node_conditions, "allocatable": self.allocatable(),
+                "capacity": dict(self.capacity)}
+
+    async def _register(self) -> None:
+        body = initial_node(self.node_name, capacity=self.capacity, allocatable=self.allocatable(),
+                            labels=self.labels, taints=self.taints, host_ip=self.host_ip, pod_cidr=self.pod_cidr,
+                            now=self.clock.timestamp())
+        self._node_conditions = body["status"]["conditions"]
+        try:
+            node = await self.client.create(body)
+            self._event({"kind": "Node", "name": self.node_name, "uid": self.node_name, "apiVersion": "v1"},
+                        "Normal", "Starting", "Starting kubelet.")
+        except ApiError as e:
+            if e.code != 409:
+                raise
+            node = await self.client.get("nodes", self.node_name)
+            if not self.pod_cidr and (node.get("spec") or {}).get("podCIDR"):
+                self.pod_cidr = node["spec"]["podCIDR"]
+                self.runtime.ipam = HostLocalIPAM(self.pod_cidr)
+        self.node_uid = node["metadata"].get("uid", "")
+        if not self.pod_cidr and (node.get("spec") or {}).get("podCIDR"):
+            self.pod_cidr = node["spec"]["podCIDR"]
+            self.runtime.ipam = HostLocalIPAM(self.pod_cidr)
+        self._node_dirty = True
+
+    async def _lease_loop(self) -> None:
+        """nodelease controller: renew every 10 s; post node status on change or every 5 min."""
+        client, name = self.client, self.node_name
+        try:
+            await client.create(lease_body(name, self.node_uid, self.clock.micro_timestamp()))
+        except ApiError as e:
+            if e.code != 409:
+                raise
+        last_report = -1e18
+        while True:
+            now = self.clock.now()
+            if self._node_dirty or now - last_report >= NODE_REPORT_INTERVAL:
+                self._node_dirty = False
+                last_report = now
+                try:
+                    await client.patch_status("nodes", name, {"status": self._node_status()}, patch_type="merge")
+                except ApiError as e:
+                    log.warning("node_status_failed", node=name, error=str(e))
+            await self.clock.sleep(RENEW_INTERVAL)
+            try:
+                await client.patch("leases", name, {"spec": {"renewTime": self.clock.micro_timestamp()}},
+                                   namespace=LEASE_NAMESPACE, patch_type="merge")
+            except NotFound:
+                await client.create(lease_body(name, self.node_uid, self.clock.micro_timestamp()))
+            except ApiError as e:
+                log.warning("lease_renew_failed", node=name, error=str(e))
+
+    # --- pods from the informer ---
+    def _on_add(self, pod: dict[str, Any]) -> None:
+        uid = pod["metadata"].get("uid", "")
+        w = self.workers.get(uid)
+        if w is not None:
+            w.pod = pod
+            self._sync(w)
+            return
+        now = self.clock.now()
+        w = PodWorker(self.runtime, pod, now)
+        self.workers[uid] = w
+        phase = (pod.get("status") or {}).get("phase")
+        if phase in ("Succeeded", "Failed"):
+            w.stage = Stage.TERMINATED  # already terminal (e.g. seen again after a restart): leave it be
+            self._sent[uid] = pod.get("status") or {}
+            return
+        self._admit(w)
+        self._sync(w)
+
+    def _on_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        w = self.workers.get(new["metadata"].get("uid", ""))
+        if w is None:
+            self._on_add(new)
+            return
+        w.pod = new
+        if new["metadata"].get("deletionTimestamp") and not old["metadata"].get("deletionTimestamp"):
+            self._sync(w)
+
+    def _on_delete(self, pod: Any) -> None:
+        obj = getattr(pod, "obj", pod)  # a DeletedFinalStateUnknown carries the last known object
+        uid = (obj.get("metadata") or {}).get("uid", "")
+        w = self.workers.pop(uid, None)
+        if w is None:
+            return
+        h = self._timers.pop(uid, None)
+        if h is not None:
+            h.cancel()
+        self._dirty.pop(uid, None)
+        self._to_delete.pop(uid, None)
+        self._sent.pop(uid, None)
+        if w.stage != Stage.TERMINATED:
+            w.begin_termination(self.clock.now(), 0)
+        w.release()
+        self._memory_changed()
+
+    def _admit(self, w: PodWorker) -> None:
+        """HandlePodAdditions: admission against what the other admitted pods request, then devices."""
+        used: dict[str, int] = {}
+        count = 0
+        for other in self.workers.values():
+            if other is w or other.terminal:
+                continue
+            count += 1
+            for r, n in other.requests.items():
+                used[r] = used.get(r, 0) + n
+        alloc = {r: quantity_units(r, q) for r, q in self.allocatable().items()}
+        requests = w.requests = pod_requests(w.pod)
+        res = admit(w.pod, requests, node_name=self.node_name, node_labels=self._all_labels(), allocatable=alloc,
+                    used=used, admitted_pods=count)
+        if res is None and self.devices.resources():
+            try:
+                for rec in w.containers:
+                    req = {r: quantity_units(r, q) for r, q in
+                           ((rec.spec.get("resources") or {}).get("limits") or {}).items() if "/" in r}
+                    self.devices.allocate(w.uid, rec.name, req)
+            except UnexpectedAdmissionError as e:
+                self.devices.free_pod(w.uid)
+                res = ("UnexpectedAdmissionError", str(e))
+        if res is not None:
+            w.reject(*res)
+
+    def _all_labels(self) -> dict[str, str]:
+        return {"kubernetes.io/hostname": self.node_name, "kubernetes.io/os": "linux",
+                "kubernetes.io/arch": "amd64", **self.labels}
+
+    # --- the sync loop ---
+    def _sync(self, w: PodWorker) -> None:
+        if not self.running:
+            return
+        now = self.clock.now()
+        had_running = _running_count(w)
+        wake = w.sync(now)
+        status = build_status(w, now, self._sent.get(w.uid) or w.pod.get("status"))
+        if status != self._sent.get(w.uid):
+            self._dirty[w.uid] = w
+            w.pending_status = status
+            if self._wake is not None:
+                self._wake.set()
+        if w.stage == Stage.TERMINATED and (w.pod["metadata"].get("deletionTimestamp")):
+            self._to_delete[w.uid] = w
+            if self._wake is not None:
+                self._wake.set()
+        if _running_count(w) != had_running or any(
+                r.profile is not None and (r.profile.memory_steps or r.profile.memory_growth_per_second)
+                for r in w.containers if r.step == Step.RUNNING):
+            self._memory_changed()
+        self._schedule(w, wake, now)
+
+    def _schedule(self, w: PodWorker, wake: float | None, now: float) -> None:
+        uid = w.uid
+        h = self._timers.get(uid)
+        if h is not None:
+            if not h.cancelled and wake is not None and h.deadline == wake:
+                return
+            h.cancel()
+            del self._timers[uid]
+        if wake is None:
+            return
+        self._timers[uid] = self.clock.call_later(max(0.0, wake - now), lambda: self._fire(uid))
+
+    def _fire(self, uid: str) -> None:
+        self._timers.pop(uid, None)
+        w = self.workers.get(uid)
+        if w is not None:
+            self._sync(w)
+
+    async def _status_loop(self) -> None:
+        """status_manager.syncBatch: write each dirty pod's latest status once; then deletions."""
+        assert self._wake is not None
+        wake = self._wake
+        client = self.client
+        while True:
+            await wake.wait()
+            wake.clear()
+            dirty, self._dirty = self._dirty, {}
+            for uid, w in dirty.items():
+                status = w.pending_status
+                sent = self._sent.get(uid) or {}
+                patch = {k: v for k, v in status.items() if sent.get(k) != v}
+                for k in sent:
+                    if k not in status and k != "qosClass":
+                        patch[k] = None
+                if not patch:
+                    continue
+                try:
+                    await client.patch_status("pods", w.name, {"status": patch}, namespace=w.namespace,
+                                              patch_type="merge")
+                    self._sent[uid] = status
+                    self.patches += 1
+                except NotFound:
+                    continue
+                except ApiError as e:
+                    log.warning("status_patch_failed", pod=w.key, error=str(e))
+            deletes, self._to_delete = self._to_delete, {}
+            for uid, w in deletes.items():
+                if uid in self._dirty:  # a newer status must land first
+                    self._to_delete[uid] = w
+                    wake.set()
+                    continue
+                try:
+                    await client.delete("pods", w.name, namespace=w.namespace, grace_period=0,
+                                        preconditions={"uid": uid})
+                except (NotFound, Conflict):
+                    pass
+                except ApiError as e:
+                    log.warning("pod_delete_failed", pod=w.key, error=str(e))
+
+    # --- eviction ---
+    def _memory_changed(self) -> None:
+        if self._eviction_timer is None and self.running:
+            now = self.clock.now()
+            nxt = (int(now // ev.MONITORING_INTERVAL) + 1) * ev.MONITORING_INTERVAL
+            self._eviction_timer = self.clock.call_later(nxt - now, self._eviction_tick)
+
+    def memory_usage(self) -> int:
+        now = self.clock.now()
+        return sum(sum(w.memory_usage(now).values()) for w in self.workers.values())
+
+    def _eviction_tick(self) -> None:
+        """eviction_manager.synchronize: signal, MemoryPressure condition, at most one eviction."""
+        self._eviction_timer = None
+        if not self.running:
+            return
+        now = self.clock.now()
+        capacity = quantity_units("memory", self.capacity.get("memory", "0"))
+        usages: list[ev.PodUsage] = []
+        total = 0
+        dynamic = False
+        for w in self.workers.values():
+            if w.terminal or w.stage == Stage.TERMINATING:
+                continue
+            per = w.memory_usage(now)
+            if not per:
+                continue
+            reqs = {r.name: quantity_units("memory", ((r.spec.get("resources") or {}).get("requests") or {})
+                                           .get("memory", 0)) for r in w.containers}
+            used = sum(per.values())
+            total += used
+            usages.append(ev.PodUsage(w, w.pod, used, sum(reqs.get(n, 0) for n in per),
+                                      {n: (u, reqs.get(n, 0)) for n, u in per.items()}))
+            dynamic = dynamic or any(r.profile is not None and (r.profile.memory_steps or
+                                                                 r.profile.memory_growth_per_second)
+                                     for r in w.containers if r.step == Step.RUNNING)
+        available = capacity - total
+        under = available < self.eviction_threshold
+        if under:
+            self._pressure_since = now
+        pressure = under or (self._pressure_since is not None and
+                             now - self._pressure_since < ev.PRESSURE_TRANSITION_PERIOD)
+        if pressure != self.memory_pressure:
+            self.memory_pressure = pressure
+            self._node_dirty = True
+            self._event({"kind": "Node", "name": self.node_name, "uid": self.node_name, "apiVersion": "v1"},
+                        "Normal", "NodeHasInsufficientMemory" if pressure else "NodeHasSufficientMemory",
+                        f"Node {self.node_name} status is now: "
+                        f"{'NodeHasInsufficientMemory' if pressure else 'NodeHasSufficientMemory'}")
+        if under and usages:
+            victim = ev.rank_for_memory(usages)[0]
+            self._event({"kind": "Node", "name": self.node_name, "uid": self.node_name, "apiVersion": "v1"},
+                        "Warning", "EvictionThresholdMet", "Attempting to reclaim memory")
+            self.evict(victim.key, ev.eviction_message(victim, self.eviction_threshold, available))
+        if dynamic or pressure:
+            self._memory_changed()
+
+    def evict(self, w: PodWorker, message: str) -> None:
+        """Kill ``w``'s pod now (hard eviction: grace 0); it ends Failed with reason Evicted."""
+        w.event("Warning", "Evicted", message)
+        w.disruption = message
+        w.begin_termination(self.clock.now(), 0, reason="Evicted", message=message)
+        self._sync(w)
+
+    # --- fault switches ---
+    def break_cni(self, broken: bool = True) -> None:
+        """CNI not ready: new sandboxes fail (FailedCreatePodSandBox); the node turns NotReady."""
+        self.runtime.cni_ready = not broken
+        self._node_dirty = True
+        if not broken:
+            for w in list(self.workers.values()):
+                if w.stage == Stage.SANDBOX:
+                    self._sync(w)
+
+    def make_unpullable(self, image: str, unpullable: bool = True) -> None:
+        ref = self.images.ref(image)
+        if unpullable:
+            self.images.unpullable.add(ref)
+        else:
+            self.images.unpullable.discard(ref)
+
+    def crash_container(self, namespace: str, pod: str, container: str) -> None:
+        """The container's process dies now (exit 137), as if killed from outside."""
+        for w in self.workers.values():
+            if w.namespace == namespace and w.name == pod:
+                self.runtime.crash_requests.add((w.uid, container))
+                self._sync(w)
+                return
+        raise KeyError(f"{namespace}/{pod}")
+
+    def set_device_health(self, device_id: str, healthy: bool) -> None:
+        self.devices.set_health(device_id, healthy)
+        self._node_dirty = True
+
+    # --- introspection (what a real node would answer through its API) ---
+    def worker(self, namespace: str, name: str) -> PodWorker | None:
+        for w in self.workers.values():
+            if w.namespace == namespace and w.name == name:
+                return w
+        return None
+
+    def container_env(self, namespace: str, pod: str, container: str) -> dict[str, str]:
+        w = self.worker(namespace, pod)
+        if w is None:
+            raise KeyError(f"{namespace}/{pod}")
+        env = {e["name"]: str(e.get("value", "")) for rec in w.containers if rec.name == container
+               for e in rec.spec.get("env") or () if "value" in e}
+        env.update(self.devices.env(w.uid, container))
+        return env
+
+    def logs(self, namespace: str, pod: str, container: str) -> list[str]:
+        w = self.worker(namespace, pod)
+        if w is None:
+            raise KeyError(f"{namespace}/{pod}")
+        for rec in w.containers:
+            if rec.name == container and rec.profile is not None and rec.started_at is not None:
+                ts = format_time(rec.started_at)
+                return [f"{ts} {line}" for line in rec.profile.logs]
+        return []
+
+
+def _running_count(w: PodWorker) -> int:
+    return sum(1 for r in w.containers if r.step == Step.RUNNING)

@@ -1,0 +1,80 @@
+"""``NodePool``: start N kubelets on a cluster, with node CIDRs, zones and instance types.
+
+Contract: node ``i`` is named ``<prefix>-<i>`` and gets the ``i``-th pod CIDR from one
+:class:`~kubelite.kubelet.ipam.ClusterCIDRAllocator` (``10.244.0.0/16`` with ``/24`` per node; the pool
+widens the cluster CIDR to ``10.0.0.0/8`` when more than 256 nodes are asked for), host IP
+``172.16.x.y`` from its index, zone label round-robin over ``zones``. All kubelets share one image
+registry, one event recorder and one informer factory for ConfigMaps, Secrets and PVCs (three watches
+for the whole pool); each has its own pod watch on ``spec.nodeName``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from kubelite.events import EventBroadcaster
+from kubelite.informer.factory import SharedInformerFactory
+from kubelite.kubelet.ipam import ClusterCIDRAllocator
+from kubelite.kubelet.kubelet import DEFAULT_CAPACITY, Kubelet
+from kubelite.kubelet.workload import ImageRegistry
+
+__all__ = ["NodePool"]
+
+
+class NodePool:
+    def __init__(self, cluster: Any, n: int, *, prefix: str = "node", capacity: Mapping[str, Any] | None = None,
+                 zones: Sequence[str] = ("zone-a", "zone-b", "zone-c"), instance_type: str = "kubelite.standard",
+                 labels: Mapping[str, str] | None = None, taints: list[dict[str, Any]] | None = None,
+                 registry: ImageRegistry | None = None, events: bool = True, preload: tuple[str, ...] = (),
+                 cluster_cidr: str | None = None, **kubelet_kw: Any) -> None:
+        self.cluster = cluster
+        self.registry = registry or ImageRegistry()
+        self.cidrs = ClusterCIDRAllocator(cluster_cidr or ("10.244.0.0/16" if n <= 256 else "10.0.0.0/8"), 24)
+        self.informers = SharedInformerFactory(cluster.client, clock=cluster.clock, rng=cluster.rng)
+        self.broadcaster: EventBroadcaster | None = None
+        recorder = None
+        if events:
+            self.broadcaster = EventBroadcaster(cluster.client, clock=cluster.clock, rng=cluster.rng)
+        self.kubelets: dict[str, Kubelet] = {}
+        for i in range(n):
+            name = f"{prefix}-{i}"
+            if self.broadcaster is not None:
+                recorder = self.broadcaster.new_recorder(component="kubelet", host=name)
+            node_labels = {"topology.kubernetes.io/zone": zones[i % len(zones)] if zones else "",
+                           "node.kubernetes.io/instance-type": instance_type, **(labels or {})}
+            self.kubelets[name] = Kubelet(
+                cluster.client, node_name=name, clock=cluster.clock, rng=cluster.rng,
+                capacity=capacity or DEFAULT_CAPACITY, labels=node_labels, taints=taints, registry=self.registry,
+                recorder=recorder, informers=self.informers, pod_cidr=self.cidrs.allocate(name),
+                host_ip=f"172.16.{(i >> 8) & 255}.{(i & 255) or 1}" if i < 65536 else None, preload=preload,
+                **kubelet_kw)
+
+    async def _run_informers(self) -> None:
+        """The shared informers live as a cluster task, so they stop with the cluster."""
+        self.informers.start()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await self.informers.shutdown()
+
+    def __getitem__(self, name: str) -> Kubelet:
+        return self.kubelets[name]
+
+    def __iter__(self) -> Iterator[Kubelet]:
+        return iter(self.kubelets.values())
+
+    def __len__(self) -> int:
+        return len(self.kubelets)
+
+    async def start(self) -> None:
+        """Start every kubelet (registering its node) as a background task of the cluster."""
+        for r in ("configmaps", "secrets", "persistentvolumeclaims"):
+            self.informers.informer_for(r)
+        self.cluster.start_soon(self._run_informers, name="kubelet-informers")
+        if self.broadcaster is not None:
+            self.cluster.start_soon(self.broadcaster.run, name="kubelet-events")
+        for k in self.kubelets.values():
+            self.cluster.start_soon(k.run, name=f"kubelet-{k.node_name}")
+        await self.cluster.settle()

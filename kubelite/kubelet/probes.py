@@ -1,0 +1,178 @@
+"""Startup, liveness and readiness probes of one container run, evaluated against the workload model.
+
+Follows ``pkg/kubelet/prober/worker.go`` (``doProbe``) and ``prober_manager.go``:
+- a probe runs every ``periodSeconds`` from the container's start; runs before ``initialDelaySeconds``
+  are skipped; liveness and readiness do not run until the startup probe (if any) has succeeded;
+- the result flips to success after ``successThreshold`` consecutive successes and to failure after
+  ``failureThreshold`` consecutive failures; initial results are failure for readiness, success for
+  liveness and unknown for startup;
+- a startup or liveness failure puts the worker on hold (upstream ``onHold``): the kubelet kills the
+  container, and the next run gets fresh workers.
+
+What a probe answers comes from the workload model (:mod:`kubelite.kubelet.workload`): readiness
+succeeds from ``readyAfter``, liveness and startup from ``healthyAfter``, and every probe times out from
+``hangAfter``. Since the answer is monotone in time (fail, succeed, then fail once hung), a worker whose
+result is settled skips straight to the first tick after the next change: a healthy container costs no
+timer at all, while a failing one ticks every period (each failure is an ``Unhealthy`` event, as
+upstream). Pure code: the caller passes the time and acts on the returned :class:`ProbeOutcome`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Final
+
+from kubelite.kubelet.workload import ImageProfile
+
+__all__ = ["LIVENESS", "READINESS", "STARTUP", "ProbeOutcome", "ProbeSpec", "ProbeWorker"]
+
+STARTUP: Final = "startup"
+LIVENESS: Final = "liveness"
+READINESS: Final = "readiness"
+_TITLE = {STARTUP: "Startup", LIVENESS: "Liveness", READINESS: "Readiness"}
+
+
+class ProbeSpec:
+    """A probe's parameters with upstream defaults (``SetDefaults_Probe``), plus its handler."""
+
+    __slots__ = ("failure_threshold", "handler", "initial_delay", "kind", "period", "success_threshold",
+                 "termination_grace", "timeout")
+
+    def __init__(self, kind: str, probe: Mapping[str, Any]) -> None:
+        self.kind = kind
+        self.initial_delay = float(probe.get("initialDelaySeconds") or 0)
+        self.period = float(probe.get("periodSeconds") or 10)
+        self.timeout = float(probe.get("timeoutSeconds") or 1)
+        self.success_threshold = int(probe.get("successThreshold") or 1)
+        self.failure_threshold = int(probe.get("failureThreshold") or 3)
+        grace = probe.get("terminationGracePeriodSeconds")
+        self.termination_grace = float(grace) if grace is not None else None
+        self.handler = probe
+
+    def first_tick(self) -> float:
+        """Seconds after start of the first probe that is not skipped for the initial delay."""
+        return math.ceil(self.initial_delay / self.period - 1e-9) * self.period
+
+    def failure_message(self, pod_ip: str, ports: Mapping[str, int], hung: bool) -> str:
+        """What upstream's prober reports for a refused or timed-out probe of this handler."""
+        h = self.handler
+        if "httpGet" in h:
+            g = h["httpGet"]
+            host = g.get("host") or pod_ip
+            port = _port(g.get("port"), ports)
+            url = f"{(g.get('scheme') or 'HTTP').lower()}://{host}:{port}{g.get('path') or '/'}"
+            if hung:
+                return f'Get "{url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)'
+            return f'Get "{url}": dial tcp {host}:{port}: connect: connection refused'
+        if "tcpSocket" in h:
+            t = h["tcpSocket"]
+            addr = f"{t.get('host') or pod_ip}:{_port(t.get('port'), ports)}"
+            return f"dial tcp {addr}: i/o timeout" if hung else f"dial tcp {addr}: connect: connection refused"
+        if "grpc" in h:
+            addr = f"{pod_ip}:{h['grpc'].get('port')}"
+            if hung:
+                return f'timeout: health rpc did not complete within {self.timeout:g}s'
+            return f'timeout: failed to connect service "{addr}" within {self.timeout:g}s'
+        cmd = " ".join((h.get("exec") or {}).get("command") or ())
+        if hung:
+            return f'command timed out: "{cmd}" timed out after {self.timeout:g}s'
+        return ""
+
+
+def _port(port: Any, ports: Mapping[str, int]) -> Any:
+    if isinstance(port, str) and not port.isdigit():
+        return ports.get(port, port)
+    return port
+
+
+class ProbeOutcome:
+    """What one probe run changed. ``failed_message`` is set for every failed run (an Unhealthy event);
+    ``flipped`` when the worker's result changed (to ``result``)."""
+
+    __slots__ = ("failed_message", "flipped", "result")
+
+    def __init__(self, result: bool | None, flipped: bool, failed_message: str | None) -> None:
+        self.result = result
+        self.flipped = flipped
+        self.failed_message = failed_message
+
+
+class ProbeWorker:
+    """One probe of one container run (upstream ``worker``). Invariant: ``next_at`` is the absolute time
+    of the next run that can change anything, or None when nothing ever will (or on hold)."""
+
+    __slots__ = ("count", "last_ok", "next_at", "on_hold", "result", "spec", "started_at")
+
+    def __init__(self, spec: ProbeSpec, started_at: float, *, gated: bool) -> None:
+        self.spec = spec
+        self.started_at = started_at
+        self.result: bool | None = None if spec.kind == STARTUP else spec.kind == LIVENESS
+        self.last_ok: bool | None = None
+        self.count = 0
+        self.on_hold = False
+        # A gated worker (liveness/readiness behind a startup probe) is armed by ``ungate``.
+        self.next_at: float | None = None if gated else started_at + spec.first_tick()
+
+    def title(self) -> str:
+        return _TITLE[self.spec.kind]
+
+    def ungate(self, now: float) -> None:
+        """The startup probe succeeded: start running at the next tick."""
+        if self.next_at is None and not self.on_hold:
+            self.next_at = self._tick_at_or_after(now)
+
+    def _tick_at_or_after(self, t: float) -> float:
+        spec = self.spec
+        rel = max(t - self.started_at, spec.first_tick())
+        k = math.ceil(rel / spec.period - 1e-9)
+        return self.started_at + k * spec.period
+
+    @staticmethod
+    def truth(kind: str, profile: ImageProfile, elapsed: float) -> tuple[bool, bool]:
+        """``(ok, hung)`` for a probe of ``kind`` ``elapsed`` seconds after the container started."""
+        hang = profile.hang_after
+        if hang is not None and elapsed >= hang:
+            return False, True
+        threshold = profile.ready_after if kind == READINESS else profile.healthy_from()
+        return elapsed >= threshold, False
+
+    def _next_change(self, profile: ImageProfile, elapsed: float) -> float | None:
+        """Seconds after start at which this probe's answer next changes after ``elapsed``, or None."""
+        threshold = profile.ready_after if self.spec.kind == READINESS else profile.healthy_from()
+        hang = profile.hang_after
+        if elapsed < threshold and (hang is None or threshold < hang):
+            return threshold
+        if hang is not None and elapsed < hang:
+            return hang
+        return None
+
+    def run(self, now: float, profile: ImageProfile, pod_ip: str, ports: Mapping[str, int]) -> ProbeOutcome:
+        """Run the probe due at ``now`` (the caller checks ``next_at <= now``) and schedule the next."""
+        spec = self.spec
+        elapsed = now - self.started_at
+        ok, hung = self.truth(spec.kind, profile, elapsed)
+        if ok == self.last_ok:
+            self.count += 1
+        else:
+            self.last_ok, self.count = ok, 1
+        before = self.result
+        if ok and self.count >= spec.success_threshold:
+            self.result = True
+        elif not ok and self.count >= spec.failure_threshold:
+            self.result = False
+        flipped = before != self.result
+        message = None if ok else spec.failure_message(pod_ip, ports, hung)
+        if not ok and not self.result and spec.kind in (LIVENESS, STARTUP) and flipped:
+            self.on_hold = True
+            self.next_at = None
+        elif ok and self.result and spec.kind != STARTUP:
+            # settled on success: nothing happens until the answer changes
+            change = self._next_change(profile, elapsed)
+            self.next_at = None if change is None else self._tick_at_or_after(self.started_at + change)
+        elif ok and self.result and spec.kind == STARTUP:
+            self.next_at = None  # upstream stops running a startup probe once it succeeded
+        else:
+            # failing (or not yet settled): every run matters, and each failure is an Unhealthy event
+            self.next_at = now + spec.period
+        return ProbeOutcome(self.result, flipped, message)

@@ -1,0 +1,195 @@
+"""The pod status a kubelet reports, derived from its pod worker.
+
+Follows ``pkg/kubelet/kubelet_pods.go`` (``generateAPIPodStatus``, ``getPhase``,
+``convertToAPIContainerStatuses``) and ``pkg/kubelet/status/generate.go`` (``GeneratePodReadyCondition``,
+``GenerateContainersReadyCondition``, ``GeneratePodInitializedCondition``,
+``GeneratePodReadyToStartContainersCondition``). Guarantees:
+- phase: a container waiting for its first start keeps the pod Pending; one running makes it Running;
+  all stopped: Always → Running (restarting), all exit 0 → Succeeded, Never → Failed, OnFailure →
+  Running; a pod whose worker finished for good is Succeeded if every container exited 0, else Failed;
+  a rejected or evicted pod is Failed with its reason and message.
+- conditions come in upstream order; ``lastTransitionTime`` changes only when a condition's status does
+  (the previous status is passed in), so an unchanged pod produces an identical status and no patch.
+Pure: ``build_status(worker, now, previous)`` returns a plain dict for ``status``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from kubelite.clock import format_time
+from kubelite.kubelet.container import ContainerRecord
+from kubelite.kubelet.lifecycle import Step
+from kubelite.kubelet.pod_worker import PodWorker, Stage
+from kubelite.kubelet.workload import normalize_image
+
+__all__ = ["build_status", "container_status", "pod_phase"]
+
+_WAITING_STEPS = (Step.IMAGE, Step.CONFIG, Step.STARTING, Step.BACKOFF)
+
+
+@functools.lru_cache(maxsize=4096)
+def image_id(image: str) -> str:
+    repo, tag = normalize_image(image)
+    if tag.startswith("@"):
+        return repo + tag
+    return f"{repo}@sha256:{hashlib.sha256(f'{repo}:{tag}'.encode()).hexdigest()}"
+
+
+def _terminated(reason: str, code: int, started: float, finished: float, cid: str) -> dict[str, Any]:
+    return {"terminated": {"exitCode": code, "reason": reason, "startedAt": format_time(started),
+                           "finishedAt": format_time(finished), "containerID": cid}}
+
+
+def container_status(rec: ContainerRecord, *, initializing: bool, devices: Mapping[str, list[str]] | None
+                     ) -> dict[str, Any]:
+    step = rec.step
+    state: dict[str, Any]
+    if step in (Step.RUNNING, Step.STOPPING):
+        assert rec.started_at is not None
+        state = {"running": {"startedAt": format_time(rec.started_at)}}
+    elif step in (Step.EXITED, Step.DONE) and rec.finished_at is not None and rec.started_at is not None:
+        state = _terminated(rec.term_reason, rec.exit_code, rec.started_at, rec.finished_at, rec.container_id)
+    else:
+        reason = rec.waiting_reason
+        if initializing and reason == "ContainerCreating" and not rec.init:
+            reason = "PodInitializing"
+        waiting: dict[str, Any] = {"reason": reason}
+        if rec.waiting_message:
+            waiting["message"] = rec.waiting_message
+        state = {"waiting": waiting}
+    last = rec.last
+    out: dict[str, Any] = {
+        "name": rec.name,
+        "state": state,
+        "lastState": _terminated(last.reason, last.exit_code, last.started_at, last.finished_at,
+                                 last.container_id) if last is not None else {},
+        "ready": rec.ready and step == Step.RUNNING,
+        "restartCount": rec.restart_count,
+        "image": rec.image,
+        "imageID": image_id(rec.image) if rec.container_id else "",
+        "started": rec.started_flag and step in (Step.RUNNING, Step.STOPPING),
+    }
+    if rec.container_id:
+        out["containerID"] = rec.container_id
+    if devices:
+        out["allocatedResourcesStatus"] = [
+            {"name": f"claim:{r}" if "/" not in r else r,
+             "resources": [{"resourceID": d, "health": "Healthy"} for d in ids]}
+            for r, ids in devices.items()]
+    return out
+
+
+def pod_phase(w: PodWorker) -> str:
+    if w.stage == Stage.REJECTED:
+        return "Failed"
+    if w.reason == "Evicted" and w.stage == Stage.TERMINATED:
+        return "Failed"
+    terminal = w.stage == Stage.TERMINATED
+    pending_init = 0
+    for rec in w.containers:
+        if rec.init and not rec.sidecar and not (rec.step in (Step.EXITED, Step.DONE) and rec.exit_code == 0
+                                                 and rec.finished_at is not None):
+            pending_init += 1
+    waiting = running = stopped = succeeded = 0
+    for rec in w.containers:
+        if rec.init:
+            continue
+        if rec.step in (Step.RUNNING, Step.STOPPING):
+            running += 1
+        elif rec.step in (Step.EXITED, Step.DONE) and rec.finished_at is not None:
+            stopped += 1
+            if rec.exit_code == 0:
+                succeeded += 1
+        elif rec.last is not None:
+            stopped += 1
+        else:
+            waiting += 1
+    if terminal:
+        if pending_init:
+            return "Failed"
+        return "Succeeded" if stopped and stopped == succeeded and not waiting else "Failed"
+    if pending_init or waiting:
+        return "Pending"
+    if running:
+        return "Running"
+    if stopped:
+        policy = w.restart_policy
+        if policy == "Always":
+            return "Running"
+        if stopped == succeeded:
+            return "Succeeded"
+        return "Failed" if policy == "Never" else "Running"
+    return "Pending"
+
+
+def _cond(type_: str, ok: bool, now: str, previous: Mapping[str, Mapping[str, Any]],
+          reason: str = "", message: str = "") -> dict[str, Any]:
+    status = "True" if ok else "False"
+    prev = previous.get(type_)
+    ltt = prev.get("lastTransitionTime") if prev is not None and prev.get("status") == status else None
+    c: dict[str, Any] = {"type": type_, "status": status, "lastProbeTime": None, "lastTransitionTime": ltt or now}
+    if reason:
+        c["reason"] = reason
+    if message:
+        c["message"] = message
+    return c
+
+
+def build_status(w: PodWorker, now: float, previous: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The whole ``status`` of ``w``'s pod at ``now``; ``previous`` is the last status reported."""
+    ts = format_time(now)
+    prev_conds = {c.get("type"): c for c in ((previous or {}).get("conditions") or ())}
+    phase = pod_phase(w)
+    rt = w.rt
+    status: dict[str, Any] = {"phase": phase}
+    if w.stage == Stage.REJECTED:
+        status["reason"], status["message"] = w.reason, w.message
+        status["startTime"] = format_time(w.start_time)
+        return status
+    inits = [r for r in w.containers if r.init]
+    apps = [r for r in w.containers if not r.init]
+    incomplete = [r.name for r in inits if not (r.started_flag if r.sidecar else
+                                                (r.finished_at is not None and r.exit_code == 0))]
+    sandbox_ok = w.sandbox_at is not None and w.sandbox_at <= now and w.stage != Stage.TERMINATED
+    conds = [_cond("PodReadyToStartContainers", sandbox_ok, ts, prev_conds)]
+    conds.append(_cond("Initialized", not incomplete, ts, prev_conds,
+                       "" if not incomplete else "ContainersNotInitialized",
+                       "" if not incomplete else f"containers with incomplete status: [{' '.join(incomplete)}]"))
+    unready = [r.name for r in apps if not (r.ready and r.step == Step.RUNNING)]
+    if phase == "Succeeded":
+        reason, message = "PodCompleted", ""
+    elif unready:
+        reason, message = "ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]"
+    else:
+        reason = message = ""
+    ready = not unready and phase == "Running"
+    conds.append(_cond("Ready", ready, ts, prev_conds, reason, message))
+    conds.append(_cond("ContainersReady", ready, ts, prev_conds, reason, message))
+    sched = prev_conds.get("PodScheduled")
+    conds.append(dict(sched) if sched is not None else _cond("PodScheduled", True, ts, prev_conds))
+    if w.disruption is not None:
+        conds.append(_cond("DisruptionTarget", True, ts, prev_conds, "TerminationByKubelet", w.disruption))
+    status["conditions"] = conds
+    status["hostIP"] = rt.host_ip
+    status["hostIPs"] = [{"ip": rt.host_ip}]
+    if w.pod_ip:
+        status["podIP"] = w.pod_ip
+        status["podIPs"] = [{"ip": w.pod_ip}]
+    status["startTime"] = format_time(w.start_time)
+    allocs = rt.devices.allocations
+    initializing = bool(incomplete)
+    if inits:
+        status["initContainerStatuses"] = [
+            container_status(r, initializing=False, devices=allocs.get((w.uid, r.name))) for r in inits]
+    status["containerStatuses"] = [
+        container_status(r, initializing=initializing, devices=allocs.get((w.uid, r.name))) for r in apps]
+    if w.reason is not None and w.stage == Stage.TERMINATED:
+        status["reason"], status["message"] = w.reason, w.message
+    qos = (previous or {}).get("qosClass") or (w.pod.get("status") or {}).get("qosClass")
+    if qos:
+        status["qosClass"] = qos
+    return status
