@@ -120,6 +120,7 @@ class ApiServer:
         self.subresources = Subresources(self)
         self._tables: dict[tuple[str, str], Table] = {}
         self._read_cache: dict[tuple[str, str, str | None], tuple[int, Table, list[dict[str, Any]]]] = {}
+        self._object_cache: dict[tuple[str, str, str, str], tuple[StoredObject, dict[str, Any]]] = {}
         for info in self.registry:
             self.add_resource(info)
 
@@ -157,11 +158,23 @@ class ApiServer:
 
     # --- ObjectReader for admission plugins ---
     def read(self, group: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
+        """One object, decoded; cached while the stored version is unchanged (NamespaceLifecycle reads the
+        namespace on every create). Callers must not mutate the result."""
         table = self._tables.get((group, plural))
         if table is None:
             return None
         obj = self.store.get(table, namespace, name)
-        return obj.decode() if obj is not None else None
+        if obj is None:
+            return None
+        key = (group, plural, namespace, name)
+        hit = self._object_cache.get(key)
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        decoded = obj.decode()
+        if len(self._object_cache) > 4096:
+            self._object_cache.clear()
+        self._object_cache[key] = (obj, decoded)
+        return decoded
 
     def read_all(self, group: str, plural: str, namespace: str | None = None) -> list[dict[str, Any]]:
         """Every object of a resource, decoded; cached until the table is next written (admission plugins
@@ -617,7 +630,10 @@ class ApiServer:
         dry_run: bool, manager: str, allow_create: bool = False, managed_fields_done: bool = False,
         operation: str = "UPDATE",
     ) -> bytes:
-        """GuaranteedUpdate: read, transform, check, write; retry if someone wrote in between."""
+        """GuaranteedUpdate: read, transform, check, write; retry if someone wrote in between.
+
+        ``mutate(live)`` must return a new object and leave ``live`` unchanged (it is the "old" object the
+        update is checked against)."""
         table = self.table(info)
         for _ in range(_MAX_RETRIES):
             current = self.store.get(table, namespace, name)
@@ -635,7 +651,7 @@ class ApiServer:
                     "the object has been modified; please apply your changes to the latest version and try again",
                 )
             old = current.decode()
-            new = mutate(_copy(old))
+            new = mutate(old)  # mutate functions return a new object and leave ``old`` untouched
             result = await self._update_checked(
                 user, info, namespace, name, new, old, current, subresource=subresource, dry_run=dry_run,
                 manager=manager, managed_fields_done=managed_fields_done, operation=operation,

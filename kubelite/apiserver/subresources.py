@@ -122,8 +122,9 @@ class Subresources:
         expect = self.server._parse_expected_rv((body.get("metadata") or {}).get("resourceVersion"))
 
         def mutate(live: dict[str, Any]) -> dict[str, Any]:
-            _set_path(live, spec_path, replicas)
-            return live
+            new = _decode(_encode(live))
+            _set_path(new, spec_path, replicas)
+            return new
 
         data = await self.server._update_loop(
             user, info, namespace, name, mutate, subresource="", expect_rv=expect, dry_run=dry_run,
@@ -177,7 +178,8 @@ class Subresources:
             raise invalid("Binding", name, [FieldError.not_supported("target.kind", target.get("kind"), ["Node"])])
         now = srv.clock.timestamp()
 
-        def mutate(live: dict[str, Any]) -> dict[str, Any]:
+        def mutate(old: dict[str, Any]) -> dict[str, Any]:
+            live = _decode(_encode(old))
             meta = live["metadata"]
             if meta.get("deletionTimestamp"):
                 raise Conflict.for_object("", "pods/binding", name,
