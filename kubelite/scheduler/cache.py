@@ -1,0 +1,191 @@
+"""The scheduler cache: nodes, the pods on them (bound and assumed), and nominated pods.
+
+Follows ``pkg/scheduler/backend/cache/cache.go`` and ``backend/queue/nominator.go``. Contract:
+
+- **Assumed pods.** When a scheduling cycle picks a node, the pod is *assumed* on it at once
+  (:meth:`Cache.assume_pod`): every later cycle sees its resources reserved although the binding is
+  still in flight. When the informer reports the pod bound, the assumed entry is replaced by the real
+  one (:meth:`add_pod`); when binding fails, :meth:`forget_pod` removes it. Assumed pods never expire
+  here (upstream's default since the binding TTL became 0).
+- **Single writer.** Only the scheduler's informer handlers and its scheduling/binding cycles write,
+  and never across an ``await``; a scheduling cycle therefore reads the cache directly as its
+  snapshot (upstream copies a snapshot because its cycles run on other goroutines).
+- **Node order.** :meth:`node_list` returns nodes in a stable order (by name), the order in which
+  ``percentageOfNodesToScore`` scans them round-robin. Pods whose node is not (yet) known are kept
+  on a placeholder NodeInfo that is not listed, as upstream's "imaginary" nodes.
+- **Nominated pods** (preemptors waiting for their victims to leave) are tracked per node so
+  Filter can account for them (:class:`Nominator`).
+"""
+
+from __future__ import annotations
+
+from kubelite.api.types import Node
+from kubelite.scheduler.framework.types import NodeInfo, PodInfo
+
+__all__ = ["Cache", "Nominator"]
+
+
+class Nominator:
+    """pod uid -> nominated node; node -> its nominated pods (in nomination order)."""
+
+    def __init__(self) -> None:
+        self._by_node: dict[str, list[PodInfo]] = {}
+        self._node_of: dict[str, str] = {}
+
+    def add(self, pod: PodInfo, node_name: str) -> None:
+        self.delete(pod)
+        if not node_name:
+            return
+        self._node_of[pod.uid] = node_name
+        self._by_node.setdefault(node_name, []).append(pod)
+
+    def delete(self, pod: PodInfo) -> None:
+        node = self._node_of.pop(pod.uid, None)
+        if node is None:
+            return
+        lst = [p for p in self._by_node.get(node, ()) if p.uid != pod.uid]
+        if lst:
+            self._by_node[node] = lst
+        else:
+            self._by_node.pop(node, None)
+
+    def update(self, pod: PodInfo) -> None:
+        """Refresh the stored PodInfo (same uid) without changing its node."""
+        node = self._node_of.get(pod.uid)
+        if node is not None:
+            self._by_node[node] = [pod if p.uid == pod.uid else p for p in self._by_node[node]]
+
+    def node_of(self, uid: str) -> str:
+        return self._node_of.get(uid, "")
+
+    def pods_for_node(self, node_name: str) -> list[PodInfo]:
+        if not self._by_node:
+            return []
+        return list(self._by_node.get(node_name, ()))
+
+    def __len__(self) -> int:
+        return len(self._node_of)
+
+
+class Cache:
+    def __init__(self) -> None:
+        #: node name -> NodeInfo (including placeholders for unknown nodes with pods)
+        self.nodes: dict[str, NodeInfo] = {}
+        #: uid -> (PodInfo, node name, assumed)
+        self._pods: dict[str, tuple[PodInfo, str, bool]] = {}
+        self._list: list[NodeInfo] | None = None
+        self.nominator = Nominator()
+        #: how many cached pods have (any) pod affinity terms / required anti-affinity terms, so
+        #: InterPodAffinity can skip the whole-cluster scan when there are none
+        self.pods_with_affinity = 0
+        self.pods_with_required_anti_affinity = 0
+        #: image name -> number of nodes that have it (ImageLocality's spread)
+        self.image_nodes: dict[str, int] = {}
+
+    def _count_images(self, ni: NodeInfo, delta: int) -> None:
+        counts = self.image_nodes
+        for name in ni.image_sizes:
+            n = counts.get(name, 0) + delta
+            if n > 0:
+                counts[name] = n
+            else:
+                counts.pop(name, None)
+
+    # --- nodes ---
+    def node_list(self) -> list[NodeInfo]:
+        lst = self._list
+        if lst is None:
+            lst = self._list = [self.nodes[n] for n in sorted(self.nodes) if self.nodes[n].node is not None]
+        return lst
+
+    def add_node(self, node: Node) -> NodeInfo:
+        name = node.metadata.name if node.metadata is not None else ""
+        ni = self.nodes.get(name or "")
+        if ni is None:
+            ni = self.nodes[name or ""] = NodeInfo(node)
+            self._list = None
+        else:
+            was_placeholder = ni.node is None
+            self._count_images(ni, -1)
+            ni.set_node(node)
+            if was_placeholder:
+                self._list = None
+        self._count_images(ni, 1)
+        return ni
+
+    update_node = add_node
+
+    def remove_node(self, name: str) -> None:
+        ni = self.nodes.get(name)
+        if ni is None:
+            return
+        self._list = None
+        self._count_images(ni, -1)
+        ni.image_sizes = {}
+        if ni.pods:  # keep the pods accounted for until they are deleted (upstream does the same)
+            ni.node = None
+        else:
+            del self.nodes[name]
+
+    # --- pods ---
+    def _node_for(self, name: str) -> NodeInfo:
+        ni = self.nodes.get(name)
+        if ni is None:
+            ni = self.nodes[name] = NodeInfo()
+            ni.name = name
+        return ni
+
+    def assume_pod(self, pod: PodInfo, node_name: str) -> None:
+        if pod.uid in self._pods:
+            raise ValueError(f"pod {pod.key}({pod.uid}) is in the cache, so can't be assumed")
+        self._node_for(node_name).add_pod(pod)
+        self._count(pod, 1)
+        self._pods[pod.uid] = (pod, node_name, True)
+
+    def forget_pod(self, pod: PodInfo) -> None:
+        entry = self._pods.get(pod.uid)
+        if entry is None or not entry[2]:
+            return
+        del self._pods[pod.uid]
+        self._remove_from_node(entry[0], entry[1])
+
+    def is_assumed(self, uid: str) -> bool:
+        entry = self._pods.get(uid)
+        return entry is not None and entry[2]
+
+    def add_pod(self, pod: PodInfo) -> None:
+        """An assigned pod seen by the informer (replaces an assumed entry of the same uid)."""
+        entry = self._pods.get(pod.uid)
+        if entry is not None:
+            self._remove_from_node(entry[0], entry[1])
+        self._node_for(pod.node_name).add_pod(pod)
+        self._count(pod, 1)
+        self._pods[pod.uid] = (pod, pod.node_name, False)
+
+    update_pod = add_pod
+
+    def remove_pod(self, uid: str) -> None:
+        entry = self._pods.pop(uid, None)
+        if entry is not None:
+            self._remove_from_node(entry[0], entry[1])
+
+    def _count(self, pod: PodInfo, delta: int) -> None:
+        if pod.has_affinity:
+            self.pods_with_affinity += delta
+        if pod.required_anti_affinity_terms:
+            self.pods_with_required_anti_affinity += delta
+
+    def _remove_from_node(self, pod: PodInfo, node_name: str) -> None:
+        self._count(pod, -1)
+        ni = self.nodes.get(node_name)
+        if ni is None:
+            return
+        ni.remove_pod(pod)
+        if ni.node is None and not ni.pods:
+            del self.nodes[node_name]
+
+    def pod_count(self) -> int:
+        return len(self._pods)
+
+    def assumed_count(self) -> int:
+        return sum(1 for e in self._pods.values() if e[2])

@@ -1,0 +1,45 @@
+"""CycleState: per-attempt scratch space shared by the plugins of one scheduling cycle.
+
+Follows ``pkg/scheduler/framework/cycle_state.go``. Contract: a fresh CycleState is created for every
+scheduling attempt of a pod; plugins write their PreFilter/PreScore results under their own key and
+read them back in Filter/Score. Preemption :meth:`clone`\\ s it (values implementing ``clone()`` are
+deep-copied through it, others shared) so a dry run never leaks into the real cycle. Reading a missing
+key raises :class:`KeyError`, as upstream returns ``ErrNotFound``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["CycleState"]
+
+
+class CycleState:
+    __slots__ = ("data", "skip_filter_plugins", "skip_score_plugins")
+
+    def __init__(self) -> None:
+        self.data: dict[str, Any] = {}
+        #: plugins whose PreFilter / PreScore returned SKIP in this cycle
+        self.skip_filter_plugins: set[str] = set()
+        self.skip_score_plugins: set[str] = set()
+
+    def read(self, key: str) -> Any:
+        return self.data[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+    def write(self, key: str, value: Any) -> None:
+        self.data[key] = value
+
+    def delete(self, key: str) -> None:
+        self.data.pop(key, None)
+
+    def clone(self) -> CycleState:
+        c = CycleState()
+        for k, v in self.data.items():
+            cl = getattr(v, "clone", None)
+            c.data[k] = cl() if cl is not None else v
+        c.skip_filter_plugins = set(self.skip_filter_plugins)
+        c.skip_score_plugins = set(self.skip_score_plugins)
+        return c

@@ -1,0 +1,273 @@
+"""PodTopologySpread (upstream ``plugins/podtopologyspread`` filtering.go, scoring.go, common.go).
+
+Constraints come from ``spec.topologySpreadConstraints``; a pod without any gets the cluster default
+constraints (``defaultingType: System``: zone maxSkew 5 and hostname maxSkew 3, both ScheduleAnyway)
+with a selector built from the Services, ReplicaSets and StatefulSets that select or own it (upstream
+``DefaultSelector``); with no such selector nothing applies.
+
+Counting: pods in the pod's namespace matching the constraint's selector (plus ``matchLabelKeys``),
+not terminating, on nodes that pass the pod's nodeSelector/affinity (``nodeAffinityPolicy: Honor``)
+and carry every constraint's topology key.
+Filter (DoNotSchedule): ``count(domain) + self - min(count over domains) <= maxSkew``, the minimum
+being 0 while fewer than ``minDomains`` domains exist; a node without the key is unresolvable.
+Score (ScheduleAnyway): fewer matching pods in the node's domains is better, weighted by
+``log(domains + 2)`` per constraint, normalised so the emptiest domain scores 100.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import msgspec
+
+from kubelite.api.labels import Requirement, Selector, selector_from_label_selector, selector_from_set
+from kubelite.scheduler.framework.cycle_state import CycleState
+from kubelite.scheduler.framework.interface import (
+    ADD,
+    DELETE,
+    MAX_NODE_SCORE,
+    UPDATE_NODE_LABEL,
+    UPDATE_NODE_TAINT,
+    UPDATE_POD_LABEL,
+    ClusterEvent,
+    ClusterEventWithHint,
+    PreFilterResult,
+)
+from kubelite.scheduler.framework.status import SKIP, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, Status
+from kubelite.scheduler.framework.types import NodeInfo, PodInfo
+from kubelite.scheduler.plugins.helper import pod_matches_node_selector_and_affinity
+
+__all__ = ["ERR_REASON_CONSTRAINTS_NOT_MATCH", "ERR_REASON_NODE_LABEL_NOT_MATCH", "NAME", "PodTopologySpread",
+           "SYSTEM_DEFAULT_CONSTRAINTS", "new"]
+
+NAME = "PodTopologySpread"
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+HOSTNAME = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
+SYSTEM_DEFAULT_CONSTRAINTS: tuple[tuple[str, int], ...] = ((ZONE, 5), (HOSTNAME, 3))
+_PRE_FILTER = "PreFilter" + NAME
+_PRE_SCORE = "PreScore" + NAME
+_SKIP = Status(SKIP)
+
+
+class _Constraint:
+    __slots__ = ("key", "max_skew", "min_domains", "selector")
+
+    def __init__(self, key: str, max_skew: int, min_domains: int, selector: Selector) -> None:
+        self.key = key
+        self.max_skew = max_skew
+        self.min_domains = min_domains
+        self.selector = selector
+
+
+class _FilterState:
+    __slots__ = ("constraints", "counts", "eligible")
+
+    def __init__(self, constraints: list[_Constraint]) -> None:
+        self.constraints = constraints
+        self.counts: dict[tuple[str, str], int] = {}
+        self.eligible: set[str] = set()
+
+    def clone(self) -> _FilterState:
+        c = _FilterState(self.constraints)
+        c.counts = dict(self.counts)
+        c.eligible = self.eligible
+        return c
+
+    def min_match(self, c: _Constraint) -> int:
+        vals = [n for (k, _), n in self.counts.items() if k == c.key]
+        if len(vals) < c.min_domains:
+            return 0
+        return min(vals, default=0)
+
+
+def _counts_pod(c: _Constraint, pod: PodInfo, other: PodInfo) -> bool:
+    if other.namespace != pod.namespace:
+        return False
+    meta = other.pod.metadata
+    if meta is not None and meta.deletion_timestamp:
+        return False
+    return c.selector.matches(other.labels)
+
+
+class PodTopologySpread:
+    name = NAME
+
+    def __init__(self, args: Mapping[str, Any], handle: Any) -> None:
+        self.handle = handle
+        typ = args.get("defaultingType") or "System"
+        listed = args.get("defaultConstraints") or ()
+        if typ == "System":
+            self.defaults: list[tuple[str, int, str]] = [(k, s, "ScheduleAnyway") for k, s in SYSTEM_DEFAULT_CONSTRAINTS]
+        else:
+            self.defaults = [(str(c["topologyKey"]), int(c.get("maxSkew", 1)),
+                              str(c.get("whenUnsatisfiable", "DoNotSchedule"))) for c in listed]
+
+    # --- constraints ---
+    def _constraints(self, pod: PodInfo, when: str) -> list[_Constraint]:
+        spec = pod.pod.spec
+        own = (spec.topology_spread_constraints if spec is not None else None) or ()
+        out: list[_Constraint] = []
+        if own:
+            for c in own:
+                if (c.when_unsatisfiable or "DoNotSchedule") != when:
+                    continue
+                ls = c.label_selector
+                sel: Selector = selector_from_label_selector(msgspec.to_builtins(ls) if ls is not None else None)
+                for k in c.match_label_keys or ():
+                    if k in pod.labels:
+                        sel = sel.add(Requirement(k, "in", (pod.labels[k],)))
+                out.append(_Constraint(c.topology_key or "", c.max_skew or 1, c.min_domains or 1, sel))
+            return out
+        defaults = [d for d in self.defaults if d[2] == when]
+        if not defaults:
+            return out
+        dsel = self._default_selector(pod)
+        if dsel is None:
+            return out
+        return [_Constraint(k, s, 1, dsel) for k, s, _ in defaults]
+
+    def _default_selector(self, pod: PodInfo) -> Selector | None:
+        """Upstream ``helper.DefaultSelector``: labels of selecting Services plus owning RS/SS selectors."""
+        informers = self.handle.informers
+        if informers is None:
+            return None
+        from kubelite.api.types import ReplicaSet, Service, StatefulSet
+
+        labels: dict[str, str] = {}
+        reqs: list[Requirement] = []
+        for svc in informers.lister_for(Service).namespace(pod.namespace).list():
+            sel = svc.spec.selector if svc.spec is not None else None
+            if sel and selector_from_set(sel).matches(pod.labels):
+                labels.update(sel)
+        meta = pod.pod.metadata
+        for ref in (meta.owner_references if meta is not None else None) or ():
+            if not ref.controller or ref.kind not in ("ReplicaSet", "StatefulSet"):
+                continue
+            cls = ReplicaSet if ref.kind == "ReplicaSet" else StatefulSet
+            try:
+                owner = informers.lister_for(cls).namespace(pod.namespace).get(ref.name or "")
+            except Exception:  # not cached (yet): no selector from it
+                continue
+            ls = owner.spec.selector if owner.spec is not None else None
+            if ls is not None:
+                s = selector_from_label_selector(msgspec.to_builtins(ls))
+                reqs.extend(s.requirements)
+        if not labels and not reqs:
+            return None
+        return selector_from_set(labels).add(*reqs)
+
+    def _eligible(self, pod: PodInfo, ni: NodeInfo, constraints: list[_Constraint]) -> bool:
+        spec = pod.pod.spec
+        if spec is not None and not pod_matches_node_selector_and_affinity(spec, ni.labels, ni.name):
+            return False
+        return all(c.key in ni.labels for c in constraints)
+
+    # --- filtering ---
+    def pre_filter(self, state: CycleState, pod: PodInfo,
+                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        cs = self._constraints(pod, "DoNotSchedule")
+        if not cs:
+            return None, _SKIP
+        s = _FilterState(cs)
+        for ni in nodes:
+            if not self._eligible(pod, ni, cs):
+                continue
+            s.eligible.add(ni.name)
+            for c in cs:
+                v = ni.labels[c.key]
+                key = (c.key, v)
+                s.counts[key] = s.counts.get(key, 0) + sum(1 for p in ni.pods if _counts_pod(c, pod, p))
+        state.write(_PRE_FILTER, s)
+        return None, None
+
+    def _update(self, state: CycleState, pod: PodInfo, other: PodInfo, node: NodeInfo, delta: int) -> None:
+        s: _FilterState = state.read(_PRE_FILTER)
+        if node.name not in s.eligible:
+            return
+        for c in s.constraints:
+            if _counts_pod(c, pod, other):
+                key = (c.key, node.labels[c.key])
+                s.counts[key] = s.counts.get(key, 0) + delta
+
+    def add_pod(self, state: CycleState, pod: PodInfo, add: PodInfo, node: NodeInfo) -> Status | None:
+        self._update(state, pod, add, node, 1)
+        return None
+
+    def remove_pod(self, state: CycleState, pod: PodInfo, remove: PodInfo, node: NodeInfo) -> Status | None:
+        self._update(state, pod, remove, node, -1)
+        return None
+
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        s: _FilterState = state.read(_PRE_FILTER)
+        for c in s.constraints:
+            v = node.labels.get(c.key)
+            if v is None:
+                return Status(UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH)
+            self_match = 1 if c.selector.matches(pod.labels) else 0
+            skew = s.counts.get((c.key, v), 0) + self_match - s.min_match(c)
+            if skew > c.max_skew:
+                return Status(UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
+        return None
+
+    # --- scoring ---
+    def pre_score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> Status | None:
+        cs = self._constraints(pod, "ScheduleAnyway")
+        if not cs:
+            return _SKIP
+        ignored = {ni.name for ni in nodes if not all(c.key in ni.labels for c in cs)}
+        filtered = {ni.name for ni in nodes}
+        counts: dict[tuple[str, str], int] = {}
+        for c in cs:
+            for ni in nodes:
+                if ni.name not in ignored:
+                    counts.setdefault((c.key, ni.labels[c.key]), 0)
+        for ni in self.handle.node_infos():
+            if not self._eligible(pod, ni, cs):
+                continue
+            for c in cs:
+                if c.key == HOSTNAME and ni.name not in filtered:
+                    continue
+                key = (c.key, ni.labels[c.key])
+                if key in counts:
+                    counts[key] += sum(1 for p in ni.pods if _counts_pod(c, pod, p))
+        weights = []
+        for c in cs:
+            domains = sum(1 for (k, _) in counts if k == c.key)
+            weights.append(math.log(domains + 2))
+        state.write(_PRE_SCORE, (cs, counts, weights, ignored, [ni.name for ni in nodes]))
+        return None
+
+    def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
+        cs, counts, weights, ignored, _ = state.read(_PRE_SCORE)
+        if node.name in ignored:
+            return 0
+        total = 0.0
+        for c, w in zip(cs, weights):
+            total += counts.get((c.key, node.labels[c.key]), 0) * w + (c.max_skew - 1)
+        return round(total)
+
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> None:
+        _, _, _, ignored, nodes = state.read(_PRE_SCORE)
+        considered = [s for s, n in zip(scores, nodes) if n not in ignored]
+        if not considered:
+            return
+        lo, hi = min(considered), max(considered)
+        for i, s in enumerate(scores):
+            if nodes[i] in ignored:
+                scores[i] = 0
+            elif hi == 0:
+                scores[i] = MAX_NODE_SCORE
+            else:
+                scores[i] = MAX_NODE_SCORE * (hi + lo - s) // hi
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [ClusterEventWithHint(ClusterEvent("Pod", ADD | UPDATE_POD_LABEL | DELETE)),
+                ClusterEventWithHint(ClusterEvent("Node", ADD | DELETE | UPDATE_NODE_LABEL | UPDATE_NODE_TAINT))]
+
+
+def new(args: Mapping[str, Any], handle: Any) -> PodTopologySpread:
+    return PodTopologySpread(args, handle)
