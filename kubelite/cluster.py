@@ -28,7 +28,7 @@ import contextlib
 import functools
 import gc
 import random
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -115,10 +115,27 @@ class Cluster:
     def __init__(
         self, *, seed: int = 0, virtual_time: bool = True, autojump: bool = True, start_time: float = EPOCH,
         clock: Clock | None = None, track_managed_fields: bool = True, history: int | None = None,
-        tune_gc: bool = True,
+        tune_gc: bool = True, nodes: int | Sequence[Mapping[str, Any]] = 0, scheduler: bool = True,
+        controllers: bool | Sequence[str] = True, controller_options: dict[str, Any] | None = None,
+        image_registry: Any = None,
     ) -> None:
+        """``nodes``: a node count, or node pool specs (dicts of :class:`kubelite.kubelet.NodePool` arguments:
+        ``count``, ``prefix``, ``capacity``, ``labels``, ``taints``, ``zones``, ``instance_type``, ...).
+        ``scheduler`` starts the default kube-scheduler; ``controllers`` the built-in controllers (all, or
+        the names given; see :data:`kubelite.controllers.kcm.CONTROLLERS`)."""
         self.seed = seed
         self._tune_gc = tune_gc
+        self._node_specs: list[dict[str, Any]] = (
+            [{"count": nodes}] if isinstance(nodes, int) else [dict(n) for n in nodes]
+        )
+        self._want_scheduler = scheduler
+        self._want_controllers = controllers
+        self._controller_options = controller_options
+        self._image_registry = image_registry
+        self.scheduler: Any = None
+        self.controller_manager: Any = None
+        self.controllers_started: list[str] = []
+        self.node_pools: list[Any] = []
         self.rng = random.Random(seed)
         if clock is None:
             clock = VirtualClock(start=start_time, autojump=autojump) if virtual_time else RealClock()
@@ -148,12 +165,76 @@ class Cluster:
         self._started = True
         self.start_soon(self._every, COMPACTION_INTERVAL, self._compact_tick, name="compaction")
         self.start_soon(self._every, BOOKMARK_INTERVAL, self.apiserver.send_bookmarks, name="bookmarks")
+        try:
+            await self._start_components()
+        except BaseException:
+            await self.__aexit__(None, None, None)
+            raise
         return self
+
+    async def _start_components(self) -> None:
+        """kube-controller-manager, kube-scheduler and kubelets, each talking to the API only."""
+        from kubelite.controllers import Manager
+        from kubelite.controllers.kcm import ControllerContext, start_controllers
+        from kubelite.events import EventBroadcaster
+        from kubelite.informer import SharedInformerFactory
+
+        if self._want_controllers:
+            mgr = Manager(self.client.with_field_manager("kube-controller-manager"), clock=self.clock, rng=self.rng)
+            broadcaster = EventBroadcaster(self.client, clock=self.clock, rng=self.rng)
+            self.start_soon(broadcaster.run, name="controller-events")
+            ctx = ControllerContext(
+                client=mgr.client, manager=mgr, informers=mgr.informers, clock=self.clock, rng=self.rng,
+                broadcaster=broadcaster, start_soon=self.start_soon, options=self._controller_options,
+            )
+            names = None if self._want_controllers is True else list(self._want_controllers)  # type: ignore[arg-type]
+            self.controllers_started = start_controllers(ctx, names)
+            self.controller_manager = mgr
+            await mgr.start()
+        if self._want_scheduler:
+            from kubelite.scheduler import Scheduler
+
+            sched_client = self.client.with_field_manager("default-scheduler")
+            factory = SharedInformerFactory(sched_client, clock=self.clock, rng=self.rng)
+            broadcaster = EventBroadcaster(sched_client, clock=self.clock, rng=self.rng)
+            self.start_soon(broadcaster.run, name="scheduler-events")
+            self.scheduler = Scheduler(
+                sched_client, factory, clock=self.clock, rng=self.rng,
+                recorder=broadcaster.new_recorder(component="default-scheduler"),
+            )
+            self.start_soon(self.scheduler.run, name="kube-scheduler")
+        for spec in self._node_specs:
+            await self.add_nodes(**spec)
+
+    async def add_nodes(self, count: int = 1, **pool: Any) -> Any:
+        """Start a pool of ``count`` kubelets (see :class:`kubelite.kubelet.NodePool`); returns the pool."""
+        if count <= 0:
+            return None
+        from kubelite.kubelet import NodePool
+
+        if "prefix" not in pool:
+            pool["prefix"] = "node" if not self.node_pools else f"node{len(self.node_pools)}"
+        if self._image_registry is not None and "registry" not in pool:
+            pool["registry"] = self._image_registry
+        nodes = NodePool(self, count, **pool)
+        self.node_pools.append(nodes)
+        await nodes.start()
+        return nodes
+
+    def kubelet(self, node_name: str) -> Any:
+        """The kubelet of a node (for fault switches: ``stop()``, ``start()``, ``break_cni()``, ...)."""
+        for p in self.node_pools:
+            if node_name in p.kubelets:
+                return p.kubelets[node_name]
+        raise KeyError(node_name)
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None,
     ) -> None:
         try:
+            if self.controller_manager is not None:
+                await self.controller_manager.stop()
+                self.controller_manager = None
             tasks, self._tasks = self._tasks, []
             for t in tasks:
                 t.cancel()

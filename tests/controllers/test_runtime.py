@@ -246,4 +246,4 @@ async def test_manager_shares_one_informer_per_resource(cluster: Cluster) -> Non
     assert ws[0] is ws[1]
     await started(cluster, mgr)
     await mgr.stop()
-    assert not any(t for t in asyncio.all_tasks() if (t.get_name() or "").startswith("controller-"))
+    assert not any(t for t in asyncio.all_tasks() if t.get_name() in ("controller-a", "controller-b"))

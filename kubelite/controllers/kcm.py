@@ -1,0 +1,96 @@
+"""kube-controller-manager: which built-in controllers run, and how each is started.
+
+Each built-in controller lives in its own module under ``kubelite.controllers`` and exports::
+
+    NAME = "replicaset"                       # upstream's controller name (kube-controller-manager --controllers)
+    def register(ctx: ControllerContext) -> None
+
+``register`` builds the controller on ``ctx.manager`` (controller-runtime style, with the shared
+informers) or starts its own tasks with ``ctx.start_soon``; it records events through
+``ctx.recorder(component)``. Controllers talk to the cluster only through ``ctx.client`` and the
+informers, as the real ones do.
+
+:data:`CONTROLLERS` lists the modules in upstream's start order; a module that does not exist yet is
+skipped (so the list can name every controller the project will have).
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
+
+from kubelite.client import Client
+from kubelite.clock import Clock
+from kubelite.controllers.manager import Manager
+from kubelite.events import EventBroadcaster, EventRecorder
+from kubelite.informer import SharedInformerFactory
+
+__all__ = ["CONTROLLERS", "ControllerContext", "start_controllers"]
+
+#: controller name -> module, in upstream's NewControllerDescriptors order (the subset kubelite has).
+CONTROLLERS: dict[str, str] = {
+    "serviceaccount": "kubelite.controllers.serviceaccount",
+    "endpointslice": "kubelite.controllers.endpointslice",
+    "replicaset": "kubelite.controllers.replicaset",
+    "deployment": "kubelite.controllers.deployment",
+    "job": "kubelite.controllers.job",
+    "cronjob": "kubelite.controllers.cronjob",
+    "daemonset": "kubelite.controllers.daemonset",
+    "statefulset": "kubelite.controllers.statefulset",
+    "disruption": "kubelite.controllers.disruption",
+    "horizontalpodautoscaling": "kubelite.controllers.horizontal",
+    "namespace": "kubelite.controllers.namespace",
+    "garbagecollector": "kubelite.controllers.garbagecollector",
+    "nodelifecycle": "kubelite.controllers.nodelifecycle",
+    "podgc": "kubelite.controllers.podgc",
+    "ttlafterfinished": "kubelite.controllers.ttlafterfinished",
+    "persistentvolume-binder": "kubelite.controllers.volume_binder",
+}
+
+
+class ControllerContext:
+    """What a built-in controller gets: the API, shared informers, the clock, the RNG, events."""
+
+    def __init__(
+        self, *, client: Client, manager: Manager, informers: SharedInformerFactory, clock: Clock,
+        rng: random.Random, broadcaster: EventBroadcaster, start_soon: Callable[..., None],
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        self.client = client
+        self.manager = manager
+        self.informers = informers
+        self.clock = clock
+        self.rng = rng
+        self.broadcaster = broadcaster
+        self._start_soon = start_soon
+        #: per-controller options, e.g. {"nodelifecycle": {"node_monitor_grace_period": 40}}
+        self.options = options or {}
+
+    def recorder(self, component: str) -> EventRecorder:
+        return self.broadcaster.new_recorder(component=component)
+
+    def start_soon(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any, name: str | None = None) -> None:
+        """Run a background task for the controller manager's lifetime."""
+        self._start_soon(fn, *args, name=name)
+
+    def option(self, controller: str, key: str, default: Any) -> Any:
+        return self.options.get(controller, {}).get(key, default)
+
+
+def start_controllers(ctx: ControllerContext, names: Sequence[str] | None = None) -> list[str]:
+    """Register the named controllers (default: every one that exists). Returns those registered."""
+    started = []
+    for name, module in CONTROLLERS.items():
+        if names is not None and name not in names:
+            continue
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name != module:
+                raise
+            continue
+        mod.register(ctx)
+        started.append(name)
+    return started
