@@ -122,7 +122,7 @@ class Subresources:
         expect = self.server._parse_expected_rv((body.get("metadata") or {}).get("resourceVersion"))
 
         def mutate(live: dict[str, Any]) -> dict[str, Any]:
-            new = _decode(_encode(live))
+            new: dict[str, Any] = _decode(_encode(live))
             _set_path(new, spec_path, replicas)
             return new
 
@@ -179,7 +179,7 @@ class Subresources:
         now = srv.clock.timestamp()
 
         def mutate(old: dict[str, Any]) -> dict[str, Any]:
-            live = _decode(_encode(old))
+            live: dict[str, Any] = _decode(_encode(old))
             meta = live["metadata"]
             if meta.get("deletionTimestamp"):
                 raise Conflict.for_object("", "pods/binding", name,
