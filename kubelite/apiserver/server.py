@@ -52,7 +52,12 @@ from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.patch import apply_json_patch, apply_merge_patch, apply_strategic_merge_patch
 from kubelite.apiserver.request import AdmissionRequest, ListResponse, Response
 from kubelite.apiserver.ssa import FieldManager
-from kubelite.apiserver.strategy import prepare_for_create, prepare_for_status_update, prepare_for_update
+from kubelite.apiserver.strategy import (
+    prepare_for_create,
+    prepare_for_finalize,
+    prepare_for_status_update,
+    prepare_for_update,
+)
 from kubelite.apiserver.subresources import Subresources
 from kubelite.apiserver.validation import validate_create, validate_status_update, validate_update
 from kubelite.clock import Clock
@@ -584,11 +589,12 @@ class ApiServer:
         info = self.resource(group, plural)
         namespace = namespace if info.namespaced else ""
         self._preflight(user, "update", info, subresource, namespace, name)
-        if subresource not in ("", "status"):
+        if subresource not in ("", "status", "finalize"):
             return await self.subresources.update(
                 user, info, namespace, name, subresource, body, dry_run=dry_run, field_manager=field_manager,
             )
-        if subresource == "status" and "status" not in info.subresources:
+        if (subresource == "status" and "status" not in info.subresources) or (
+                subresource == "finalize" and (info.group, info.plural) != ("", "namespaces")):
             raise NotFound.make("the server could not find the requested resource")
         warnings: list[str] = []
         body = self._check_decoding(info, body, field_validation, warnings)
@@ -673,6 +679,8 @@ class ApiServer:
             new["metadata"]["namespace"] = namespace
         if subresource == "status":
             new = prepare_for_status_update(info, new, old)
+        elif subresource == "finalize":
+            new = prepare_for_finalize(new, old)
         elif subresource == "":
             self._defaults(info, new)
         req = self._admission_request("UPDATE", info, subresource, namespace, name, new, old, user, dry_run)
@@ -681,7 +689,7 @@ class ApiServer:
             if self.admission.has_mutating_hooks:
                 self._defaults(info, new)
             prepare_for_update(info, new, old)
-        if subresource != "binding":  # the binding storage writes nodeName itself, past pod-update rules
+        if subresource not in ("binding", "finalize"):  # these storages write their one field past update rules
             self._validate(info, new, old, subresource)
         self._authorize_rbac_write(user, info, new, old)
         await self.admission.validate(req)
@@ -696,7 +704,8 @@ class ApiServer:
         if latest is None or latest.rv != current.rv:
             return None  # someone wrote while admission hooks ran: re-run against the new state
         meta = new["metadata"]
-        if meta.get("deletionTimestamp") and not meta.get("finalizers") and meta.get("deletionGracePeriodSeconds") == 0:
+        if (meta.get("deletionTimestamp") and not meta.get("finalizers") and meta.get("deletionGracePeriodSeconds") == 0
+                and not self._spec_finalizers(info, new)):
             if dry_run:
                 return _encode(new)
             final = self.store.delete(table, namespace, name, expect_rv=current.rv)
@@ -707,6 +716,13 @@ class ApiServer:
         stored = self.store.update(table, new, expect_rv=current.rv)
         self._committed(info, new, old)
         return stored.data
+
+    @staticmethod
+    def _spec_finalizers(info: ResourceInfo, obj: dict[str, Any]) -> list[str]:
+        """Namespaces are also held by ``spec.finalizers`` (removed through ``namespaces/finalize``)."""
+        if info.group == "" and info.plural == "namespaces":
+            return list((obj.get("spec") or {}).get("finalizers") or ())
+        return []
 
     @staticmethod
     def _same(new: dict[str, Any], old: dict[str, Any]) -> bool:

@@ -23,6 +23,7 @@ from kubelite.api.resources import ResourceInfo
 
 __all__ = [
     "compute_qos_class",
+    "prepare_for_finalize",
     "keeps_generation",
     "prepare_for_create",
     "prepare_for_status_update",
@@ -113,6 +114,14 @@ def _keep_system_meta(new_meta: dict[str, Any], old_meta: dict[str, Any]) -> Non
 def prepare_for_update(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any]) -> None:
     """Main-resource update: keep stored status and system metadata; bump generation on spec change."""
     _keep_system_meta(obj["metadata"], old["metadata"])
+    if (info.group, info.plural) == ("", "namespaces"):
+        # pkg/registry/core/namespace/strategy.go: spec.finalizers only change through /finalize
+        old_fin = (old.get("spec") or {}).get("finalizers")
+        spec = obj.setdefault("spec", {})
+        if old_fin is None:
+            spec.pop("finalizers", None)
+        else:
+            spec["finalizers"] = old_fin
     has_status = "status" in info.subresources
     if has_status:
         if "status" in old:
@@ -131,6 +140,19 @@ def prepare_for_update(info: ResourceInfo, obj: dict[str, Any], old: dict[str, A
             changed = changed or obj["metadata"].get("annotations") != old["metadata"].get("annotations")
     gen = old["metadata"].get("generation") or 0
     obj["metadata"]["generation"] = gen + 1 if changed else gen
+
+
+def prepare_for_finalize(obj: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """``namespaces/finalize``: the stored namespace with only ``spec.finalizers`` from the request."""
+    result = {k: v for k, v in old.items() if k != "spec"}
+    spec = dict(old.get("spec") or {})
+    fin = (obj.get("spec") or {}).get("finalizers")
+    if fin:
+        spec["finalizers"] = list(fin)
+    else:
+        spec.pop("finalizers", None)
+    result["spec"] = spec
+    return result
 
 
 def prepare_for_status_update(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:

@@ -470,3 +470,29 @@ async def test_already_exists(cluster: Cluster) -> None:
     with pytest.raises(AlreadyExists) as e:
         await cluster.client.create(pod())
     assert e.value.message == 'pods "web" already exists'
+
+
+async def test_namespace_is_held_by_spec_finalizers_until_finalize() -> None:
+    # upstream: deleting a namespace marks it Terminating; the namespace controller empties it and then removes
+    # "kubernetes" from spec.finalizers through namespaces/finalize, which deletes it (played by hand here)
+    async with Cluster(seed=1, controllers=False) as cluster:
+        await _finalize_flow(cluster)
+
+
+async def _finalize_flow(cluster: Cluster) -> None:
+    await cluster.client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})
+    await cluster.client.delete("namespaces", "team")
+    ns = await cluster.client.get("namespaces", "team")
+    assert ns["status"]["phase"] == "Terminating"
+    assert ns["spec"]["finalizers"] == ["kubernetes"]
+    # a status write or a main-resource update neither deletes it nor drops spec.finalizers
+    ns["status"]["conditions"] = [{"type": "NamespaceContentRemaining", "status": "False"}]
+    await cluster.client.replace_status(ns)
+    ns = await cluster.client.get("namespaces", "team")
+    ns["spec"]["finalizers"] = []
+    ns = await cluster.client.replace(ns)
+    assert ns["spec"]["finalizers"] == ["kubernetes"]
+    ns["spec"]["finalizers"] = []
+    await cluster.client.replace(ns, subresource="finalize")
+    with pytest.raises(NotFound):
+        await cluster.client.get("namespaces", "team")
