@@ -110,13 +110,17 @@ class EventBroadcaster:
     Shaped like client-go's ``EventBroadcaster``: :meth:`new_recorder` hands out recorders,
     :meth:`start_recording_to_sink` starts the writer task, :meth:`shutdown` stops it. In kubelite code
     prefer ``cluster.start_soon(broadcaster.run)`` with the sink given to the constructor.
+    ``max_queued`` is upstream's 1000 by default; a broadcaster shared by many recorders (a whole node
+    pool) may want more.
     """
 
     def __init__(
         self, sink: Any = None, *, clock: Clock, rng: random.Random | None = None,
         sleep_duration: float = DEFAULT_SLEEP_DURATION, correlator: EventCorrelator | None = None,
+        max_queued: int = MAX_QUEUED_EVENTS,
     ) -> None:
         self.sink = sink
+        self.max_queued = max_queued
         self.clock = clock
         self.rng = rng
         self.sleep_duration = sleep_duration
@@ -139,7 +143,7 @@ class EventBroadcaster:
 
     def action(self, event: Event) -> bool:
         """Queue one event (``ActionOrDrop``); False if the queue was full and the event dropped."""
-        if len(self._queue) >= MAX_QUEUED_EVENTS:
+        if len(self._queue) >= self.max_queued:
             self.dropped += 1
             log.error("event_dropped", reason="too many queued events", object=event["involvedObject"].get("name"),
                       event_reason=event.get("reason"))

@@ -36,7 +36,10 @@ class NodePool:
         self.broadcaster: EventBroadcaster | None = None
         recorder = None
         if events:
-            self.broadcaster = EventBroadcaster(cluster.client, clock=cluster.clock, rng=cluster.rng)
+            # upstream gives every kubelet its own broadcaster with a 1,000-event queue; one shared broadcaster
+            # gets the same total room
+            self.broadcaster = EventBroadcaster(cluster.client, clock=cluster.clock, rng=cluster.rng,
+                                                max_queued=1000 * max(1, n))
         self.kubelets: dict[str, Kubelet] = {}
         for i in range(n):
             name = f"{prefix}-{i}"

@@ -232,7 +232,7 @@ async def test_repeat_of_deleted_event_is_created_again(cluster: Cluster) -> Non
 
 
 async def test_queue_is_bounded() -> None:
-    async with Cluster(seed=3) as cluster:
+    async with Cluster(seed=3, scheduler=False, controllers=False) as cluster:
         rec = recorder(cluster)
         ref = {"apiVersion": "v1", "kind": "Pod", "name": "web", "namespace": "default"}
         for i in range(MAX_QUEUED_EVENTS + 5):

@@ -168,7 +168,7 @@ async def test_candidates_starting_together_elect_one(cluster: Cluster, calls: l
 
 @pytest.mark.parametrize("seed", range(12), ids=lambda s: f"seed{s}")
 async def test_failover_when_leader_stops(seed: int, calls: list[Any]) -> None:
-    async with Cluster(seed=seed) as cluster:
+    async with Cluster(seed=seed, scheduler=False, controllers=False) as cluster:
         await _failover_when_leader_stops(cluster, calls)
 
 
@@ -201,7 +201,7 @@ async def _failover_when_leader_stops(cluster: Cluster, calls: list[Any]) -> Non
 
 @pytest.mark.parametrize("seed", range(12), ids=lambda s: f"seed{s}")
 async def test_leader_stops_when_renewals_fail(seed: int, calls: list[Any]) -> None:
-    async with Cluster(seed=seed) as cluster:
+    async with Cluster(seed=seed, scheduler=False, controllers=False) as cluster:
         await _leader_stops_when_renewals_fail(cluster, calls)
 
 
@@ -240,7 +240,7 @@ async def _leader_stops_when_renewals_fail(cluster: Cluster, calls: list[Any]) -
 
 @pytest.mark.parametrize("seed", range(6), ids=lambda s: f"seed{s}")
 async def test_release_on_cancel_hands_over_quickly(seed: int, calls: list[Any]) -> None:
-    async with Cluster(seed=seed) as cluster:
+    async with Cluster(seed=seed, scheduler=False, controllers=False) as cluster:
         await _release_on_cancel_hands_over_quickly(cluster, calls)
 
 
@@ -330,7 +330,7 @@ async def test_lease_events_are_recorded(cluster: Cluster, calls: list[Any]) -> 
 async def test_election_replays_with_the_same_seed() -> None:
     async def run(seed: int) -> list[tuple[str, str, str, float]]:
         calls: list[tuple[str, str, str, float]] = []
-        async with Cluster(seed=seed) as cluster:
+        async with Cluster(seed=seed, scheduler=False, controllers=False) as cluster:
             a, b = Candidate(cluster, "a", calls), Candidate(cluster, "b", calls)
             a.start()
             await cluster.settle()

@@ -93,6 +93,21 @@ def _strs(v: Any) -> tuple[str, ...]:
     return tuple(x for x in v if isinstance(x, str)) if isinstance(v, list | tuple) else ()
 
 
+_RULE_CACHE: dict[bytes, _Rule] = {}
+
+
+def _compile(raw: Mapping[str, Any]) -> _Rule:
+    """A compiled rule, shared by every identical rule (rules are immutable once compiled; every cluster
+    bootstraps the same ~300 rules, so this keeps cluster start cheap)."""
+    key = msgspec.json.encode(raw)
+    rule = _RULE_CACHE.get(key)
+    if rule is None:
+        if len(_RULE_CACHE) > 20_000:
+            _RULE_CACHE.clear()
+        rule = _RULE_CACHE[key] = _Rule(raw)
+    return rule
+
+
 class _Rule:
     """One PolicyRule compiled for matching. ``None`` in a set field means the ``*`` wildcard."""
 
@@ -290,7 +305,7 @@ class RBACAuthorizer:
         meta = _meta(obj)
         name, ns = str(meta.get("name") or ""), str(meta.get("namespace") or "")
         if kind == "Role":
-            self._roles[(ns, name)] = tuple(_Rule(r) for r in obj.get("rules") or () if isinstance(r, Mapping))
+            self._roles[(ns, name)] = tuple(_compile(r) for r in obj.get("rules") or () if isinstance(r, Mapping))
         elif kind == "ClusterRole":
             agg = obj.get("aggregationRule")
             selectors = None
@@ -300,7 +315,7 @@ class RBACAuthorizer:
             self._cluster_roles[name] = _ClusterRole(
                 labels={str(k): str(v) for k, v in (meta.get("labels") or {}).items()},
                 selectors=selectors,
-                rules=tuple(_Rule(r) for r in obj.get("rules") or () if isinstance(r, Mapping)),
+                rules=tuple(_compile(r) for r in obj.get("rules") or () if isinstance(r, Mapping)),
             )
         elif kind in ("RoleBinding", "ClusterRoleBinding"):
             self._remove_binding(kind, ns, name)
