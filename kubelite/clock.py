@@ -165,8 +165,9 @@ class VirtualClock(_ClockBase):
         self._idle_waiters: list[asyncio.Future[None]] = []
         self._advance_target: float | None = None
         self._advance_done: asyncio.Future[None] | None = None
-        self._wakeup: asyncio.Event | None = None
-        self._driver: asyncio.Task[None] | None = None
+        self._driver: _LoopDriver | None = None
+        # where this clock's time stood when the shared timeline of its driver was at zero
+        self._origin = start
         self.timers_fired = 0
 
     # --- reading time ---
@@ -185,8 +186,8 @@ class VirtualClock(_ClockBase):
     def call_later(self, delay: float, callback: Callable[[], Any]) -> TimerHandle:
         handle = TimerHandle(self._now + max(0.0, delay), callback)
         heapq.heappush(self._timers, (handle.deadline, next(self._seq), handle))
-        if self._wakeup is not None:
-            self._wakeup.set()
+        if self._driver is not None:
+            self._driver.wakeup.set()
         return handle
 
     async def sleep(self, seconds: float) -> None:
@@ -233,7 +234,7 @@ class VirtualClock(_ClockBase):
     # --- the driver ---
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[VirtualClock]:
-        """Run the driver for the duration of the block."""
+        """Let time move for the duration of the block (the cluster does this for you)."""
         if self._driver is not None:
             raise RuntimeError("this VirtualClock is already running")
         loop = asyncio.get_running_loop()
@@ -242,36 +243,27 @@ class VirtualClock(_ClockBase):
                 "VirtualClock needs the standard asyncio event loop (it watches the loop's ready queue "
                 "to know when every task is idle); uvloop and other loops are not supported"
             )
-        self._wakeup = asyncio.Event()
-        self._driver = loop.create_task(self._drive(loop), name="kubelite-virtual-clock")
+        driver = _LoopDriver.for_loop(loop)
+        self._driver = driver
+        driver.add(self)
         try:
             yield self
         finally:
-            self._driver.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._driver
             self._driver = None
-            self._wakeup = None
+            await driver.remove(self)
 
     def _require_driver(self) -> None:
         if self._driver is None:
             raise RuntimeError("the VirtualClock driver is not running (use `async with clock.running():`)")
 
     def _poke(self) -> None:
-        if self._wakeup is not None:
-            self._wakeup.set()
+        if self._driver is not None:
+            self._driver.wakeup.set()
 
     def _drop_cancelled(self) -> None:
         timers = self._timers
         while timers and timers[0][2].cancelled:
             heapq.heappop(timers)
-
-    async def _until_idle(self, loop: asyncio.AbstractEventLoop) -> None:
-        ready = loop._ready  # type: ignore[attr-defined]
-        while True:
-            await asyncio.sleep(0)
-            if not ready:
-                return
 
     def _fire_next(self) -> None:
         """Jump to the earliest deadline and fire every timer due then."""
@@ -286,31 +278,110 @@ class VirtualClock(_ClockBase):
                 self.timers_fired += 1
                 handle.callback()
 
-    async def _drive(self, loop: asyncio.AbstractEventLoop) -> None:
-        assert self._wakeup is not None
-        wakeup = self._wakeup
-        while True:
-            await self._until_idle(loop)
-            if self._idle_waiters:
-                waiters, self._idle_waiters = self._idle_waiters, []
-                for w in waiters:
-                    if not w.done():
-                        w.set_result(None)
-                continue
-            self._drop_cancelled()
-            target = self._advance_target
-            if target is not None:
-                if self._timers and self._timers[0][0] <= target:
-                    self._fire_next()
-                else:
-                    self._now = max(self._now, target)
-                    done = self._advance_done
-                    self._advance_target = None
-                    if done is not None and not done.done():
-                        done.set_result(None)
-                continue
-            if self.autojump and self._timers:
+    def _release_idle_waiters(self) -> bool:
+        if not self._idle_waiters:
+            return False
+        waiters, self._idle_waiters = self._idle_waiters, []
+        for w in waiters:
+            if not w.done():
+                w.set_result(None)
+        return True
+
+    def _next_step(self) -> float | None:
+        """When (as progress since this clock joined its driver) this clock's next step happens, or None."""
+        self._drop_cancelled()
+        target = self._advance_target
+        if target is not None:
+            if self._timers and self._timers[0][0] <= target:
+                return self._timers[0][0] - self._origin
+            return max(self._now, target) - self._origin
+        if self.autojump and self._timers:
+            return self._timers[0][0] - self._origin
+        return None
+
+    def _step(self) -> None:
+        target = self._advance_target
+        if target is not None:
+            if self._timers and self._timers[0][0] <= target:
                 self._fire_next()
+                return
+            self._now = max(self._now, target)
+            done = self._advance_done
+            self._advance_target = None
+            if done is not None and not done.done():
+                done.set_result(None)
+            return
+        self._fire_next()
+
+
+class _LoopDriver:
+    """The one task per event loop that moves virtual time, for every VirtualClock running in that loop.
+
+    Only one task may poll the loop for idleness (two pollers would keep each other busy forever), so all
+    clocks share it. When the loop is idle it first releases every clock's :meth:`VirtualClock.settle`
+    waiters; otherwise it acts for the clock whose next step comes first on a shared timeline: each clock's
+    time is measured from where the shared timeline stood when the clock joined (ties: the clock that
+    joined first). Clusters sharing a loop thus advance in lockstep and none can starve another.
+    """
+
+    _by_loop: dict[int, _LoopDriver] = {}
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.clocks: list[VirtualClock] = []
+        self.wakeup = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    @classmethod
+    def for_loop(cls, loop: asyncio.AbstractEventLoop) -> _LoopDriver:
+        driver = cls._by_loop.get(id(loop))
+        if driver is None or driver.loop is not loop:
+            driver = cls._by_loop[id(loop)] = _LoopDriver(loop)
+        return driver
+
+    def add(self, clock: VirtualClock) -> None:
+        clock._origin = clock._now - self._progress()
+        self.clocks.append(clock)
+        if self.task is None:
+            self.task = self.loop.create_task(self._run(), name="kubelite-virtual-clock")
+        self.wakeup.set()
+
+    def _progress(self) -> float:
+        """How far the shared timeline has come (0 for a fresh driver)."""
+        return max((c._now - c._origin for c in self.clocks), default=0.0)
+
+    async def remove(self, clock: VirtualClock) -> None:
+        if clock in self.clocks:
+            self.clocks.remove(clock)
+        if not self.clocks and self.task is not None:
+            task, self.task = self.task, None
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            if _LoopDriver._by_loop.get(id(self.loop)) is self:
+                del _LoopDriver._by_loop[id(self.loop)]
+
+    async def _run(self) -> None:
+        ready = self.loop._ready  # type: ignore[attr-defined]
+        wakeup = self.wakeup
+        while True:
+            while True:
+                await asyncio.sleep(0)
+                if not ready:
+                    break
+            released = False
+            for c in self.clocks:
+                released = c._release_idle_waiters() or released
+            if released:
+                continue
+            best: VirtualClock | None = None
+            best_step = 0.0
+            for c in self.clocks:
+                step = c._next_step()
+                if step is not None and (best is None or step < best_step):
+                    best, best_step = c, step
+            if best is not None:
+                best._step()
                 continue
             wakeup.clear()
             await wakeup.wait()

@@ -127,3 +127,23 @@ async def test_cancelled_sleep_leaves_no_live_timer() -> None:
         with clock.move_on_after(1):
             await clock.sleep(100)
         assert clock.pending_timers == 0
+
+
+async def test_two_clocks_in_one_loop_both_progress() -> None:
+    # one driver serves every VirtualClock in the loop; each keeps its own timeline
+    a, b = VirtualClock(), VirtualClock(start=EPOCH + 1000)
+    seen: list[tuple[str, float]] = []
+
+    async def tick(name: str, clock: VirtualClock, period: float) -> None:
+        for _ in range(3):
+            await clock.sleep(period)
+            seen.append((name, clock.now()))
+
+    async with a.running(), b.running():
+        await asyncio.gather(tick("a", a, 10), tick("b", b, 4))
+        await a.settle()
+        await b.settle()
+    assert [t for n, t in seen if n == "a"] == [EPOCH + 10, EPOCH + 20, EPOCH + 30]
+    assert [t for n, t in seen if n == "b"] == [EPOCH + 1004, EPOCH + 1008, EPOCH + 1012]
+    # the nearer steps (measured in each clock's own time) come first
+    assert [n for n, _ in seen] == ["b", "b", "a", "b", "a", "a"]

@@ -10,8 +10,8 @@ informers) or starts its own tasks with ``ctx.start_soon``; it records events th
 ``ctx.recorder(component)``. Controllers talk to the cluster only through ``ctx.client`` and the
 informers, as the real ones do.
 
-:data:`CONTROLLERS` lists the modules in upstream's start order; a module that does not exist yet is
-skipped (so the list can name every controller the project will have).
+:data:`CONTROLLERS` lists the modules in upstream's start order; a module that does not exist yet, or
+does not export ``register``, is skipped (so the list can name every controller the project will have).
 """
 
 from __future__ import annotations
@@ -91,6 +91,9 @@ def start_controllers(ctx: ControllerContext, names: Sequence[str] | None = None
             if e.name != module:
                 raise
             continue
-        mod.register(ctx)
+        register = getattr(mod, "register", None)
+        if register is None:  # a module that does not export register() is not a controller (yet)
+            continue
+        register(ctx)
         started.append(name)
     return started

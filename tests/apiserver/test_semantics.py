@@ -66,12 +66,16 @@ async def test_create_fills_system_fields_and_defaults(cluster: Cluster) -> None
         "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}
 
 
-async def test_generate_name_is_seeded(cluster: Cluster) -> None:
-    a = await cluster.client.create(Pod(metadata=ObjectMeta(generate_name="web-"), spec=pod().spec))
-    assert a.metadata.name.startswith("web-") and len(a.metadata.name) == len("web-") + 5
-    async with Cluster(seed=1) as again:
-        b = await again.client.create(Pod(metadata=ObjectMeta(generate_name="web-"), spec=pod().spec))
-    assert b.metadata.name == a.metadata.name
+async def test_generate_name_is_seeded() -> None:
+    async def first_name(seed: int) -> str:
+        async with Cluster(seed=seed) as c:
+            p = await c.client.create(Pod(metadata=ObjectMeta(generate_name="web-"), spec=pod().spec))
+            return str(p.metadata.name)
+
+    a, b, other = await first_name(1), await first_name(1), await first_name(2)
+    assert a.startswith("web-") and len(a) == len("web-") + 5
+    assert a == b
+    assert a != other
 
 
 async def test_generation_bumps_on_spec_change_only(cluster: Cluster) -> None:

@@ -13,7 +13,7 @@ Contract:
   against their schema elsewhere and never reach this module).
 
 Each kind follows upstream's ``pkg/apis/<group>/validation`` functions, named in the module that holds
-it: :mod:`.meta`, :mod:`.pod` and :mod:`.container`, :mod:`.core`, :mod:`.apps`, :mod:`.batch`,
+it: :mod:`.meta`, :mod:`.pod` and :mod:`.container`, :mod:`.core`, :mod:`.service`, :mod:`.volumes`, :mod:`.apps`, :mod:`.batch`,
 :mod:`.other`.
 """
 
@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubelite.api import names
-from kubelite.apiserver.validation import apps, batch, core, other, pod
+from kubelite.apiserver.validation import apps, batch, core, other, pod, service, volumes
 from kubelite.apiserver.validation.common import as_dict
 from kubelite.apiserver.validation.meta import validate_object_meta, validate_object_meta_update
 from kubelite.errors import FieldError
@@ -71,15 +71,15 @@ def _binding_update(namespaced: bool) -> _Update:
 # (create, update, status update); None status means "metadata rules only".
 _KINDS: dict[tuple[str, str], tuple[_Create, _Update, _Update | None]] = {
     ("", "Pod"): (pod.validate_pod_create, pod.validate_pod_update, pod.validate_pod_status_update),
-    ("", "Service"): (core.validate_service, core.validate_service_update, None),
+    ("", "Service"): (service.validate_service, service.validate_service_update, None),
     ("", "ConfigMap"): (core.validate_config_map, core.validate_config_map_update, None),
     ("", "Secret"): (core.validate_secret, core.validate_secret_update, None),
     ("", "Namespace"): (core.validate_namespace, _meta_update, None),
     ("", "Node"): (core.validate_node, core.validate_node_update, None),
     ("", "ServiceAccount"): (core.validate_service_account, _meta_update, None),
     ("", "Event"): (core.validate_event, _meta_then(core.event_fields), None),
-    ("", "PersistentVolume"): (core.validate_persistent_volume, core.validate_persistent_volume_update, None),
-    ("", "PersistentVolumeClaim"): (core.validate_pvc, core.validate_pvc_update, None),
+    ("", "PersistentVolume"): (volumes.validate_persistent_volume, volumes.validate_persistent_volume_update, None),
+    ("", "PersistentVolumeClaim"): (volumes.validate_pvc, volumes.validate_pvc_update, None),
     ("apps", "Deployment"): (apps.validate_deployment, apps.validate_deployment_update,
                              apps.validate_workload_status_update),
     ("apps", "ReplicaSet"): (apps.validate_replica_set, apps.validate_replica_set_update,

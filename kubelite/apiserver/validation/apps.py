@@ -25,9 +25,9 @@ from kubelite.apiserver.validation.common import (
     selector_of,
     semantic_equal,
 )
-from kubelite.apiserver.validation.core import validate_pvc_spec
 from kubelite.apiserver.validation.meta import validate_object_meta, validate_object_meta_update
 from kubelite.apiserver.validation.pod import validate_pod_template_spec
+from kubelite.apiserver.validation.volumes import validate_pvc_spec
 from kubelite.errors import FieldError
 
 __all__ = [
@@ -78,7 +78,7 @@ def _template_for_replica_set(spec: Mapping[str, Any], errs: list[FieldError], *
         errs.append(FieldError.invalid("spec.template.metadata.labels", labels, _NOT_MATCH))
     validate_pod_template_spec(template, "spec.template", errs)
     tspec = as_dict(as_dict(template).get("spec"))
-    restart = tspec.get("restartPolicy")
+    restart = tspec.get("restartPolicy") or ""
     if restart != "Always":
         errs.append(FieldError.not_supported("spec.template.spec.restartPolicy", restart, ("Always",)))
     deadline = tspec.get("activeDeadlineSeconds")
@@ -244,8 +244,8 @@ def _stateful_set_spec(spec: Mapping[str, Any], errs: list[FieldError]) -> None:
             errs.append(FieldError.invalid("spec.template.metadata.labels", labels, _NOT_MATCH))
         validate_pod_template_spec(template, "spec.template", errs)
     tspec = as_dict(as_dict(template).get("spec"))
-    if tspec.get("restartPolicy") != "Always":
-        errs.append(FieldError.not_supported("spec.template.spec.restartPolicy", tspec.get("restartPolicy"), ("Always",)))
+    if (tspec.get("restartPolicy") or "") != "Always":
+        errs.append(FieldError.not_supported("spec.template.spec.restartPolicy", (tspec.get("restartPolicy") or ""), ("Always",)))
     if tspec.get("activeDeadlineSeconds") is not None:
         errs.append(FieldError.forbidden(
             "spec.template.spec.activeDeadlineSeconds", "activeDeadlineSeconds in StatefulSet is not Supported"))
@@ -300,8 +300,8 @@ def _daemon_set_spec(spec: Mapping[str, Any], errs: list[FieldError]) -> None:
         errs.append(FieldError.invalid("spec.selector", raw_selector, "empty selector is invalid for daemonset"))
     validate_pod_template_spec(template, "spec.template", errs)
     tspec = as_dict(template.get("spec"))
-    if tspec.get("restartPolicy") != "Always":
-        errs.append(FieldError.not_supported("spec.template.spec.restartPolicy", tspec.get("restartPolicy"), ("Always",)))
+    if (tspec.get("restartPolicy") or "") != "Always":
+        errs.append(FieldError.not_supported("spec.template.spec.restartPolicy", (tspec.get("restartPolicy") or ""), ("Always",)))
     deadline = tspec.get("activeDeadlineSeconds")
     if deadline is not None:
         errs.append(FieldError.invalid(

@@ -247,14 +247,14 @@ def _label_problems(key: str, value: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def labels(labels: Any, path: str, errs: list[FieldError]) -> None:
+def labels(values: Any, path: str, errs: list[FieldError]) -> None:
     """``ValidateLabels``, memoized per (key, value): the same few labels recur on every object."""
-    if not labels:
+    if not values:
         return
-    if not isinstance(labels, dict):
-        errs.extend(names.validate_labels(labels, path))
+    if not isinstance(values, dict):
+        errs.extend(names.validate_labels(values, path))
         return
-    for k, v in labels.items():
+    for k, v in values.items():
         if not isinstance(k, str) or not isinstance(v, str):
             errs.extend(names.validate_labels({k: v}, path))
             continue

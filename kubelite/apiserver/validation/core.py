@@ -1,10 +1,9 @@
-"""Validation of the core kinds other than Pod: Service, ConfigMap, Secret, Namespace, Node, PV, PVC,
-ServiceAccount and Event.
+"""Validation of the small core kinds: ConfigMap, Secret, Namespace, ServiceAccount, Event and Node
+(Pod, Service and the volume kinds have their own modules).
 
-Follows ``pkg/apis/core/validation/validation.go`` (``ValidateService``/``ValidateServiceUpdate``,
-``ValidateConfigMap``, ``ValidateSecret``, ``ValidateNamespace``, ``ValidateNode``/``ValidateNodeUpdate``,
-``ValidatePersistentVolume``, ``ValidatePersistentVolumeClaim``, ``ValidateServiceAccount``,
-``ValidateEventCreate``). Contract: read-only over JSON; errors in upstream's order. Each ``validate_*``
+Follows ``pkg/apis/core/validation/validation.go`` (``ValidateConfigMap``(``Update``),
+``ValidateSecret``(``Update``), ``ValidateNamespace``, ``ValidateServiceAccount``, ``ValidateEventCreate``,
+``ValidateNode``/``ValidateNodeUpdate``). Contract: read-only over JSON; errors in upstream's order. Each ``validate_*``
 function takes the object (and, for updates, the stored one) and returns a fresh list.
 """
 
@@ -18,13 +17,8 @@ from kubelite.api import names
 from kubelite.apiserver.validation.common import (
     as_dict,
     as_list,
-    dns1123_label,
-    dns1123_subdomain,
     immutable,
-    label_selector,
-    labels,
     qualified_name,
-    quantity,
     semantic_equal,
 )
 from kubelite.apiserver.validation.meta import validate_object_meta, validate_object_meta_update
@@ -38,24 +32,12 @@ __all__ = [
     "validate_namespace",
     "validate_node",
     "validate_node_update",
-    "validate_persistent_volume",
-    "validate_persistent_volume_update",
-    "validate_pvc",
-    "validate_pvc_spec",
-    "validate_pvc_update",
     "validate_secret",
     "validate_secret_update",
-    "validate_service",
     "validate_service_account",
-    "validate_service_update",
 ]
 
 MAX_SECRET_SIZE: Final = 1024 * 1024
-_PROTOCOLS: Final = ("SCTP", "TCP", "UDP")
-_SERVICE_TYPES: Final = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
-_ACCESS_MODES: Final = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
-_VOLUME_MODES: Final = ("Block", "Filesystem")
-_KUBELET_PORT: Final = 10250
 _STANDARD_FINALIZERS: Final = frozenset({"kubernetes"})
 
 _sub = names.name_is_dns_subdomain
@@ -67,194 +49,6 @@ def _meta(obj: Mapping[str, Any], *, namespaced: bool = True, name_fn: Any = _su
 
 def _meta_update(obj: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
     return validate_object_meta_update(as_dict(obj.get("metadata")), as_dict(old.get("metadata")))
-
-
-# --- Service ---------------------------------------------------------------------------------------------
-
-
-def _headless(spec: Mapping[str, Any]) -> bool:
-    ips = as_list(spec.get("clusterIPs"))
-    return spec.get("clusterIP") == "None" or bool(ips and ips[0] == "None")
-
-
-def _externally_accessible(spec: Mapping[str, Any]) -> bool:
-    t = spec.get("type")
-    return t in ("LoadBalancer", "NodePort") or (t == "ClusterIP" and bool(spec.get("externalIPs")))
-
-
-def _service_port(port: Mapping[str, Any], require_name: bool, seen: set[str], path: str, errs: list[FieldError]) -> None:
-    """``validateServicePort``."""
-    name = port.get("name") or ""
-    if require_name and not name:
-        errs.append(FieldError.required(f"{path}.name"))
-    elif name:
-        dns1123_label(name, f"{path}.name", errs)
-        if name in seen:
-            errs.append(FieldError.duplicate(f"{path}.name", name))
-        else:
-            seen.add(name)
-    number = port.get("port")
-    if not isinstance(number, int) or not 1 <= number <= 65535:
-        errs.append(FieldError.invalid(f"{path}.port", number if number is not None else 0,
-                                       "must be between 1 and 65535, inclusive"))
-    protocol = port.get("protocol")
-    if not protocol:
-        errs.append(FieldError.required(f"{path}.protocol"))
-    elif protocol not in _PROTOCOLS:
-        errs.append(FieldError.not_supported(f"{path}.protocol", protocol, _PROTOCOLS))
-    target = port.get("targetPort")
-    if isinstance(target, int) and not isinstance(target, bool):
-        for msg in names.is_valid_port_num(target):
-            errs.append(FieldError.invalid(f"{path}.targetPort", target, msg))
-    elif isinstance(target, str):
-        for msg in names.is_valid_port_name(target):
-            errs.append(FieldError.invalid(f"{path}.targetPort", target, msg))
-    app_protocol = port.get("appProtocol")
-    if app_protocol is not None:
-        qualified_name(app_protocol, f"{path}.appProtocol", errs)
-
-
-def validate_service(svc: Mapping[str, Any]) -> list[FieldError]:
-    """``ValidateService``."""
-    errs = _meta(svc, name_fn=names.name_is_dns1035_label)
-    spec = as_dict(svc.get("spec"))
-    svc_type = spec.get("type")
-    ports = as_list(spec.get("ports"))
-    headless = _headless(spec)
-    if not ports and not headless and svc_type != "ExternalName":
-        errs.append(FieldError.required("spec.ports"))
-    cluster_ips = as_list(spec.get("clusterIPs"))
-    if svc_type == "LoadBalancer":
-        for i, port in enumerate(ports):
-            if as_dict(port).get("port") == _KUBELET_PORT:
-                errs.append(FieldError.invalid(
-                    f"spec.ports[{i}]", _KUBELET_PORT,
-                    f"may not expose port {_KUBELET_PORT} externally since it is used by kubelet"))
-        if headless:
-            errs.append(FieldError.invalid("spec.clusterIPs[0]", "None", "may not be set to 'None' for LoadBalancer services"))
-    elif svc_type == "NodePort":
-        if headless:
-            errs.append(FieldError.invalid("spec.clusterIPs[0]", "None", "may not be set to 'None' for NodePort services"))
-    elif svc_type == "ExternalName":
-        if cluster_ips:
-            errs.append(FieldError.forbidden("spec.clusterIPs", "may not be set for ExternalName services"))
-        if spec.get("ipFamilies"):
-            errs.append(FieldError.forbidden("spec.ipFamilies", "may not be set for ExternalName services"))
-        if spec.get("ipFamilyPolicy") is not None:
-            errs.append(FieldError.forbidden("spec.ipFamilyPolicy", "may not be set for ExternalName services"))
-        cname = (spec.get("externalName") or "").removesuffix(".")
-        if cname:
-            dns1123_subdomain(cname, "spec.externalName", errs)
-        else:
-            errs.append(FieldError.required("spec.externalName"))
-    seen: set[str] = set()
-    for i, port in enumerate(ports):
-        _service_port(as_dict(port), len(ports) > 1, seen, f"spec.ports[{i}]", errs)
-    selector = spec.get("selector")
-    if selector:
-        labels(selector, "spec.selector", errs)
-    affinity = spec.get("sessionAffinity")
-    if not affinity:
-        errs.append(FieldError.required("spec.sessionAffinity"))
-    elif affinity not in ("ClientIP", "None"):
-        errs.append(FieldError.not_supported("spec.sessionAffinity", affinity, ("ClientIP", "None")))
-    if affinity == "ClientIP":
-        config = as_dict(as_dict(spec.get("sessionAffinityConfig")).get("clientIP"))
-        timeout = config.get("timeoutSeconds")
-        if not isinstance(timeout, int) or not 0 < timeout <= 86400:
-            errs.append(FieldError.invalid(
-                "spec.sessionAffinityConfig.clientIP.timeoutSeconds", timeout if timeout is not None else 0,
-                "must be greater than 0 and less than 86400"))
-    elif affinity == "None" and spec.get("sessionAffinityConfig") is not None:
-        errs.append(FieldError.forbidden("spec.sessionAffinityConfig", "must not be set when session affinity is None"))
-    _cluster_ips(spec, errs)
-    for i, ip in enumerate(as_list(spec.get("externalIPs"))):
-        for msg in names.is_valid_ip(ip if isinstance(ip, str) else ""):
-            errs.append(FieldError.invalid(f"spec.externalIPs[{i}]", ip, msg))
-    if not svc_type:
-        errs.append(FieldError.required("spec.type"))
-    elif svc_type not in _SERVICE_TYPES:
-        errs.append(FieldError.not_supported("spec.type", svc_type, _SERVICE_TYPES))
-    if svc_type == "ClusterIP":
-        for i, port in enumerate(ports):
-            if as_dict(port).get("nodePort"):
-                errs.append(FieldError.forbidden(f"spec.ports[{i}].nodePort", "may not be used when `type` is 'ClusterIP'"))
-    node_ports: set[tuple[Any, Any]] = set()
-    for i, port in enumerate(ports):
-        port = as_dict(port)
-        node_port = port.get("nodePort")
-        if not node_port:
-            continue
-        key = (port.get("protocol"), node_port)
-        if key in node_ports:
-            errs.append(FieldError.duplicate(f"spec.ports[{i}].nodePort", node_port))
-        node_ports.add(key)
-    seen_ports: set[tuple[Any, Any]] = set()
-    for i, port in enumerate(ports):
-        port = as_dict(port)
-        key = (port.get("protocol"), port.get("port"))
-        if key in seen_ports:
-            errs.append(FieldError.duplicate(f"spec.ports[{i}]", {"protocol": key[0], "port": key[1]}))
-        seen_ports.add(key)
-    _traffic_policies(spec, errs)
-    return errs
-
-
-def _cluster_ips(spec: Mapping[str, Any], errs: list[FieldError]) -> None:
-    """The part of ``ValidateServiceClusterIPsRelatedFields`` that needs no allocator: each IP is
-    "None", empty (to be allocated) or a valid IP, and clusterIPs[0] agrees with clusterIP."""
-    cluster_ip = spec.get("clusterIP") or ""
-    cluster_ips = as_list(spec.get("clusterIPs"))
-    if cluster_ip and cluster_ips and cluster_ips[0] != cluster_ip:
-        errs.append(FieldError.invalid("spec.clusterIPs", list(cluster_ips), "first value must match `clusterIP`"))
-    if cluster_ip and not cluster_ips:
-        cluster_ips = [cluster_ip]  # upstream's strategy copies clusterIP into clusterIPs before validating
-    for i, ip in enumerate(cluster_ips):
-        if ip in ("", "None") and i == 0:
-            continue
-        if ip == "None":
-            errs.append(FieldError.invalid(f"spec.clusterIPs[{i}]", ip, "must be empty when the first value is 'None'"))
-            continue
-        for msg in names.is_valid_ip(ip if isinstance(ip, str) else ""):
-            errs.append(FieldError.invalid(f"spec.clusterIPs[{i}]", ip, msg))
-
-
-def _traffic_policies(spec: Mapping[str, Any], errs: list[FieldError]) -> None:
-    """``validateServiceExternalTrafficPolicy`` and ``validateServiceInternalTrafficFieldsValue``."""
-    external = spec.get("externalTrafficPolicy") or ""
-    if not _externally_accessible(spec):
-        if external:
-            errs.append(FieldError.invalid(
-                "spec.externalTrafficPolicy", external, "may only be set for externally-accessible services"))
-    elif not external:
-        errs.append(FieldError.required("spec.externalTrafficPolicy"))
-    elif external not in ("Cluster", "Local"):
-        errs.append(FieldError.not_supported("spec.externalTrafficPolicy", external, ("Cluster", "Local")))
-    health = spec.get("healthCheckNodePort")
-    if health and not (spec.get("type") == "LoadBalancer" and external == "Local"):
-        errs.append(FieldError.invalid(
-            "spec.healthCheckNodePort", health,
-            "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"))
-    internal = spec.get("internalTrafficPolicy")
-    if internal is None:
-        if spec.get("type") in ("NodePort", "LoadBalancer", "ClusterIP"):
-            errs.append(FieldError.required("spec.internalTrafficPolicy"))
-    elif internal not in ("Cluster", "Local"):
-        errs.append(FieldError.not_supported("spec.internalTrafficPolicy", internal, ("Cluster", "Local")))
-
-
-def validate_service_update(svc: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
-    """``ValidateServiceUpdate``: the primary cluster IP may not change (except to/from ExternalName)."""
-    errs = _meta_update(svc, old)
-    spec = as_dict(svc.get("spec"))
-    old_spec = as_dict(old.get("spec"))
-    if "ExternalName" not in (spec.get("type"), old_spec.get("type")):
-        new_ips = as_list(spec.get("clusterIPs")) or ([spec["clusterIP"]] if spec.get("clusterIP") else [])
-        old_ips = as_list(old_spec.get("clusterIPs")) or ([old_spec["clusterIP"]] if old_spec.get("clusterIP") else [])
-        if old_ips and new_ips and new_ips[0] != old_ips[0]:
-            errs.append(FieldError.invalid("spec.clusterIPs[0]", list(new_ips), "may not change once set"))
-    errs.extend(validate_service(svc))
-    return errs
 
 
 # --- ConfigMap and Secret -----------------------------------------------------------------------------
@@ -477,143 +271,3 @@ def validate_node_update(node: Mapping[str, Any], old: Mapping[str, Any]) -> lis
     if old_provider and old_provider != spec.get("providerID"):
         errs.append(FieldError.forbidden("spec.providerID", 'node updates may not change providerID except from "" to valid'))
     return errs
-
-
-# --- PersistentVolume and PersistentVolumeClaim ------------------------------------------------------------
-
-_PV_SOURCES: Final = (
-    "gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterfs", "nfs", "rbd", "quobyte", "cinder",
-    "cephfs", "iscsi", "fc", "flocker", "azureFile", "vsphereVolume", "azureDisk", "photonPersistentDisk",
-    "portworxVolume", "scaleIO", "local", "storageos", "csi",
-)
-
-
-def _access_modes(modes: list[Any], path: str, errs: list[FieldError]) -> None:
-    rwop = other = False
-    for mode in modes:
-        if mode not in _ACCESS_MODES:
-            errs.append(FieldError.not_supported(path, mode, _ACCESS_MODES))
-        if mode == "ReadWriteOncePod":
-            rwop = True
-        else:
-            other = True
-    if rwop and other:
-        errs.append(FieldError.forbidden(path, "may not use ReadWriteOncePod with other access modes"))
-
-
-def validate_persistent_volume(pv: Mapping[str, Any]) -> list[FieldError]:
-    """``ValidatePersistentVolume`` / ``ValidatePersistentVolumeSpec``."""
-    errs = _meta(pv, namespaced=False)
-    spec = as_dict(pv.get("spec"))
-    modes = list(as_list(spec.get("accessModes")))
-    if not modes:
-        errs.append(FieldError.required("spec.accessModes"))
-    _access_modes(modes, "spec.accessModes", errs)
-    capacity = as_dict(spec.get("capacity"))
-    if not capacity:
-        errs.append(FieldError.required("spec.capacity"))
-    if "storage" not in capacity or len(capacity) > 1:
-        errs.append(FieldError.not_supported("spec.capacity", dict(capacity), ("storage",)))
-    for name, value in capacity.items():
-        q = quantity(value, f"spec.capacity[{name}]", errs)
-        if q is not None and q.sign() <= 0:
-            errs.append(FieldError.invalid(f"spec.capacity[{name}]", str(q), "must be greater than zero"))
-    class_name = spec.get("storageClassName")
-    if class_name:
-        for msg in names.name_is_dns_subdomain(class_name, False):
-            errs.append(FieldError.invalid("spec.storageClassName", class_name, msg))
-    mode = spec.get("volumeMode")
-    if mode is not None and mode not in _VOLUME_MODES:
-        errs.append(FieldError.not_supported("spec.volumeMode", mode, _VOLUME_MODES))
-    count = 0
-    for key in _PV_SOURCES:
-        src = spec.get(key)
-        if src is None:
-            continue
-        if count:
-            errs.append(FieldError.forbidden(f"spec.{key}", "may not specify more than 1 volume type"))
-            continue
-        count += 1
-        src = as_dict(src)
-        if key in ("hostPath", "local") and not src.get("path"):
-            errs.append(FieldError.required(f"spec.{key}.path"))
-        elif key == "csi" and not src.get("driver"):
-            errs.append(FieldError.required("spec.csi.driver"))
-    if count == 0:
-        errs.append(FieldError.required("spec", "must specify a volume type"))
-    policy = spec.get("persistentVolumeReclaimPolicy")
-    if policy not in ("Delete", "Recycle", "Retain"):
-        errs.append(FieldError.not_supported("spec.persistentVolumeReclaimPolicy", policy, ("Delete", "Recycle", "Retain")))
-    return errs
-
-
-def validate_persistent_volume_update(pv: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
-    """``ValidatePersistentVolumeUpdate``: the volume source and volumeMode are immutable."""
-    errs = validate_persistent_volume(pv)
-    errs.extend(_meta_update(pv, old))
-    spec = as_dict(pv.get("spec"))
-    old_spec = as_dict(old.get("spec"))
-    if any(not semantic_equal(spec.get(k), old_spec.get(k)) for k in _PV_SOURCES):
-        errs.append(FieldError.forbidden("spec.persistentvolumesource", "spec.persistentvolumesource is immutable after creation"))
-    immutable(spec.get("volumeMode"), old_spec.get("volumeMode"), "spec.volumeMode", errs)
-    return errs
-
-
-def validate_pvc_spec(spec: Mapping[str, Any], path: str, errs: list[FieldError]) -> None:
-    """``ValidatePersistentVolumeClaimSpec``."""
-    modes = list(as_list(spec.get("accessModes")))
-    if not modes:
-        errs.append(FieldError.required(f"{path}.accessModes", "at least 1 access mode is required"))
-    if spec.get("selector") is not None:
-        label_selector(spec["selector"], f"{path}.selector", errs)
-    _access_modes(modes, f"{path}.accessModes", errs)
-    requests = as_dict(as_dict(spec.get("resources")).get("requests"))
-    storage_path = f"{path}.resources[storage]"
-    if "storage" not in requests:
-        errs.append(FieldError.required(storage_path))
-    else:
-        q = quantity(requests["storage"], storage_path, errs)
-        if q is not None and q.sign() <= 0:
-            errs.append(FieldError.invalid(storage_path, str(q), "must be greater than zero"))
-    class_name = spec.get("storageClassName")
-    if class_name:
-        for msg in names.name_is_dns_subdomain(class_name, False):
-            errs.append(FieldError.invalid(f"{path}.storageClassName", class_name, msg))
-    mode = spec.get("volumeMode")
-    if mode is not None and mode not in _VOLUME_MODES:
-        errs.append(FieldError.not_supported(f"{path}.volumeMode", mode, _VOLUME_MODES))
-
-
-def validate_pvc(pvc: Mapping[str, Any]) -> list[FieldError]:
-    """``ValidatePersistentVolumeClaim``."""
-    errs = _meta(pvc)
-    validate_pvc_spec(as_dict(pvc.get("spec")), "spec", errs)
-    return errs
-
-
-def validate_pvc_update(pvc: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
-    """``ValidatePersistentVolumeClaimUpdate``: the spec is immutable except a one-time volumeName
-    binding and, for bound claims, a storage request that does not shrink."""
-    errs = _meta_update(pvc, old)
-    errs.extend(validate_pvc(pvc))
-    spec = dict(as_dict(pvc.get("spec")))
-    old_spec = as_dict(old.get("spec"))
-    if not old_spec.get("volumeName"):
-        spec["volumeName"] = old_spec.get("volumeName")
-    if as_dict(old.get("status")).get("phase") == "Bound":
-        spec["resources"] = old_spec.get("resources")
-        spec["volumeAttributesClassName"] = old_spec.get("volumeAttributesClassName")
-        new_req = as_dict(as_dict(as_dict(pvc.get("spec")).get("resources")).get("requests")).get("storage")
-        old_req = as_dict(as_dict(old_spec.get("resources")).get("requests")).get("storage")
-        if new_req is not None and old_req is not None:
-            scratch: list[FieldError] = []
-            nq, oq = quantity(new_req, "", scratch), quantity(old_req, "", scratch)
-            if nq is not None and oq is not None and nq < oq:
-                errs.append(FieldError.forbidden(
-                    "spec.resources.requests.storage", "field can not be less than previous value"))
-    if not semantic_equal(spec, old_spec):
-        errs.append(FieldError.forbidden(
-            "spec", "spec is immutable after creation except resources.requests and volumeAttributesClassName "
-            "for bound claims"))
-    return errs
-
