@@ -53,6 +53,7 @@ from kubelite.apiserver.patch import apply_json_patch, apply_merge_patch, apply_
 from kubelite.apiserver.request import AdmissionRequest, ListResponse, Response
 from kubelite.apiserver.ssa import FieldManager
 from kubelite.apiserver.strategy import (
+    finish_create,
     prepare_for_create,
     prepare_for_finalize,
     prepare_for_status_update,
@@ -438,6 +439,7 @@ class ApiServer:
             meta["name"] = meta["generateName"] + random_suffix(self.rng)
         meta["uid"] = new_uid(self.rng)
         meta["creationTimestamp"] = self.clock.timestamp()
+        finish_create(info, obj)
         self._validate(info, obj, None, "")
         self._authorize_rbac_write(user, info, obj, None)
         await self.admission.validate(req)

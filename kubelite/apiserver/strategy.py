@@ -23,6 +23,7 @@ from kubelite.api.resources import ResourceInfo
 
 __all__ = [
     "compute_qos_class",
+    "finish_create",
     "prepare_for_finalize",
     "keeps_generation",
     "prepare_for_create",
@@ -76,6 +77,35 @@ def compute_qos_class(pod: dict[str, Any]) -> str:
     if guaranteed:
         return "Guaranteed"
     return "Burstable"
+
+
+def finish_create(info: ResourceInfo, obj: dict[str, Any]) -> None:
+    """What a strategy sets once the name and uid exist (``PrepareForCreate`` runs after name generation
+    upstream): a Job's generated selector and labels, a Namespace's ``kubernetes.io/metadata.name``."""
+    key = (info.group, info.plural)
+    meta = obj["metadata"]
+    if key == ("batch", "jobs"):
+        _generate_job_selector(obj)
+    elif key == ("", "namespaces"):
+        meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = meta["name"]
+
+
+def _generate_job_selector(job: dict[str, Any]) -> None:
+    """pkg/registry/batch/job/strategy.go generateSelector: unless ``spec.manualSelector``, the selector is
+    the job's controller uid and the pod template carries the uid and job-name labels (both the
+    ``batch.kubernetes.io/`` keys and the legacy ones)."""
+    spec = job.setdefault("spec", {})
+    if spec.get("manualSelector"):
+        return
+    uid, name = job["metadata"]["uid"], job["metadata"]["name"]
+    template = spec.setdefault("template", {})
+    tmeta = template.setdefault("metadata", {})
+    labels = tmeta.setdefault("labels", {})
+    for k, v in (("batch.kubernetes.io/controller-uid", uid), ("batch.kubernetes.io/job-name", name),
+                 ("controller-uid", uid), ("job-name", name)):
+        labels.setdefault(k, v)
+    if not spec.get("selector"):
+        spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
 
 
 def prepare_for_create(info: ResourceInfo, obj: dict[str, Any]) -> None:

@@ -500,3 +500,18 @@ async def _finalize_flow(cluster: Cluster) -> None:
     await cluster.client.replace(ns, subresource="finalize")
     with pytest.raises(NotFound):
         await cluster.client.get("namespaces", "team")
+
+
+async def test_job_selector_and_namespace_label_are_generated(cluster: Cluster) -> None:
+    # pkg/registry/batch/job/strategy.go generateSelector; namespace strategy's kubernetes.io/metadata.name
+    job = await cluster.client.create({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                       "containers": [{"name": "pi", "image": "perl:5.34"}]}}},
+    })
+    uid = job["metadata"]["uid"]
+    assert job["spec"]["selector"] == {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+    labels = job["spec"]["template"]["metadata"]["labels"]
+    assert labels["batch.kubernetes.io/job-name"] == "pi" and labels["controller-uid"] == uid
+    ns = await cluster.client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"generateName": "t-"}})
+    assert ns["metadata"]["labels"] == {"kubernetes.io/metadata.name": ns["metadata"]["name"]}
