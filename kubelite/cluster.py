@@ -117,12 +117,14 @@ class Cluster:
         clock: Clock | None = None, track_managed_fields: bool = True, history: int | None = None,
         tune_gc: bool = True, nodes: int | Sequence[Mapping[str, Any]] = 0, scheduler: bool = True,
         controllers: bool | Sequence[str] = True, controller_options: dict[str, Any] | None = None,
-        image_registry: Any = None,
+        image_registry: Any = None, network: bool = True, proxy_mode: str = "iptables",
     ) -> None:
         """``nodes``: a node count, or node pool specs (dicts of :class:`kubelite.kubelet.NodePool` arguments:
         ``count``, ``prefix``, ``capacity``, ``labels``, ``taints``, ``zones``, ``instance_type``, ...).
         ``scheduler`` starts the default kube-scheduler; ``controllers`` the built-in controllers (all, or
-        the names given; see :data:`kubelite.controllers.kcm.CONTROLLERS`)."""
+        the names given; see :data:`kubelite.controllers.kcm.CONTROLLERS`). ``network`` starts the data plane
+        (kube-proxy on every node, cluster DNS, the traffic generator: ``cluster.network``), reading the same
+        ``image_registry`` (workload profiles) as the kubelets."""
         self.seed = seed
         self._tune_gc = tune_gc
         self._node_specs: list[dict[str, Any]] = (
@@ -131,7 +133,13 @@ class Cluster:
         self._want_scheduler = scheduler
         self._want_controllers = controllers
         self._controller_options = controller_options
-        self._image_registry = image_registry
+        from kubelite.kubelet.workload import ImageRegistry
+
+        self.image_registry = image_registry if image_registry is not None else ImageRegistry()
+        self._want_network = network
+        self._proxy_mode = proxy_mode
+        self.network: Any = None
+        self._network_informers: Any = None
         self.scheduler: Any = None
         self.controller_manager: Any = None
         self.controllers_started: list[str] = []
@@ -203,6 +211,14 @@ class Cluster:
                 recorder=broadcaster.new_recorder(component="default-scheduler"),
             )
             self.start_soon(self.scheduler.run, name="kube-scheduler")
+        if self._want_network:
+            from kubelite.network import Network
+
+            self._network_informers = SharedInformerFactory(
+                self.client.with_field_manager("kube-proxy"), clock=self.clock, rng=self.rng)
+            self.network = Network(self._network_informers, clock=self.clock, rng=self.rng, mode=self._proxy_mode,
+                                   registry=self.image_registry)
+            self.network.start()
         for spec in self._node_specs:
             await self.add_nodes(**spec)
 
@@ -214,11 +230,13 @@ class Cluster:
 
         if "prefix" not in pool:
             pool["prefix"] = "node" if not self.node_pools else f"node{len(self.node_pools)}"
-        if self._image_registry is not None and "registry" not in pool:
-            pool["registry"] = self._image_registry
+        pool.setdefault("registry", self.image_registry)
         nodes = NodePool(self, count, **pool)
         self.node_pools.append(nodes)
         await nodes.start()
+        if self.network is not None:
+            for name in nodes.kubelets:
+                self.network.add_node(name)
         return nodes
 
     def kubelet(self, node_name: str) -> Any:
@@ -235,6 +253,11 @@ class Cluster:
             if self.controller_manager is not None:
                 await self.controller_manager.stop()
                 self.controller_manager = None
+            if self._network_informers is not None:
+                for proxy in list(self.network.proxies.values()):
+                    proxy.stop()
+                await self._network_informers.shutdown()
+                self._network_informers = None
             tasks, self._tasks = self._tasks, []
             for t in tasks:
                 t.cancel()

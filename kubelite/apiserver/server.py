@@ -26,6 +26,7 @@ BeforeDelete).
 
 from __future__ import annotations
 
+import builtins
 import random
 from collections.abc import Callable
 from typing import Any
@@ -49,6 +50,7 @@ from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo
 from kubelite.apiserver.crds import CustomResources
 from kubelite.apiserver.defaults import apply_defaults
 from kubelite.apiserver.faults import FaultInjector
+from kubelite.apiserver.ipallocator import ServiceIPAllocator
 from kubelite.apiserver.patch import apply_json_patch, apply_merge_patch, apply_strategic_merge_patch
 from kubelite.apiserver.request import AdmissionRequest, ListResponse, Response
 from kubelite.apiserver.ssa import FieldManager
@@ -123,6 +125,8 @@ class ApiServer:
             ],
         )
         self.crs = CustomResources(self)
+        # the service REST storage's ClusterIP and NodePort allocators (pkg/registry/core/service)
+        self.service_ips = ServiceIPAllocator(rng=rng)
         self.subresources = Subresources(self)
         self._tables: dict[tuple[str, str], Table] = {}
         self._read_cache: dict[tuple[str, str, str | None], tuple[int, Table, list[dict[str, Any]]]] = {}
@@ -369,7 +373,9 @@ class ApiServer:
             self.rbac.check_binding_write(user, kind, obj, old)
 
     def _committed(self, info: ResourceInfo, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
-        """Side effects of a successful write on the apiserver's own caches."""
+        """Side effects of a successful write on the apiserver's own caches and allocators."""
+        if obj is None and old is not None and (info.group, info.plural) == ("", "services"):
+            self.service_ips.release(old)
         if info.group == _RBAC_GROUP and info.plural in _RBAC_KINDS:
             kind = _RBAC_KINDS[info.plural]
             if obj is not None:
@@ -446,19 +452,31 @@ class ApiServer:
         if not managed_fields_done:
             obj = self._track(info, None, obj, manager, "")
         table = self.table(info)
-        if dry_run:
-            if self.store.get(table, namespace, obj["metadata"]["name"]) is not None:
-                raise AlreadyExists.for_object(info.group, info.plural, obj["metadata"]["name"])
-            obj["metadata"]["resourceVersion"] = ""
-            return _encode(obj)
-        for attempt in range(_GENERATE_NAME_RETRIES):
-            try:
-                stored = self.store.create(table, obj)
-                break
-            except AlreadyExists:
-                if not generate or attempt == _GENERATE_NAME_RETRIES - 1:
-                    raise
-                obj["metadata"]["name"] = obj["metadata"]["generateName"] + random_suffix(self.rng)
+        is_service = (info.group, info.plural) == ("", "services")
+        if is_service:
+            errs = self.service_ips.allocate(obj)
+            if errs:
+                raise invalid(info.kind, obj["metadata"]["name"], errs)
+        try:
+            if dry_run:
+                if self.store.get(table, namespace, obj["metadata"]["name"]) is not None:
+                    raise AlreadyExists.for_object(info.group, info.plural, obj["metadata"]["name"])
+                obj["metadata"]["resourceVersion"] = ""
+                return _encode(obj)
+            for attempt in range(_GENERATE_NAME_RETRIES):
+                try:
+                    stored = self.store.create(table, obj)
+                    break
+                except AlreadyExists:
+                    if not generate or attempt == _GENERATE_NAME_RETRIES - 1:
+                        raise
+                    obj["metadata"]["name"] = obj["metadata"]["generateName"] + random_suffix(self.rng)
+        except BaseException:
+            if is_service:
+                self.service_ips.release(obj)
+            raise
+        if is_service and dry_run:
+            self.service_ips.release(obj)
         self._committed(info, obj, None)
         return stored.data
 
@@ -713,14 +731,26 @@ class ApiServer:
             final = self.store.delete(table, namespace, name, expect_rv=current.rv)
             self._committed(info, None, old)
             return final.data
+        service_update = (info.group, info.plural) == ("", "services") and subresource == ""
+        if service_update:
+            errs = self.service_ips.update(old, new)
+            if errs:
+                raise invalid(info.kind, name, errs)
         if dry_run:
+            if service_update:
+                self.service_ips.revert_update(old, new)
             return _encode(new)
-        stored = self.store.update(table, new, expect_rv=current.rv)
+        try:
+            stored = self.store.update(table, new, expect_rv=current.rv)
+        except BaseException:
+            if service_update:
+                self.service_ips.revert_update(old, new)
+            raise
         self._committed(info, new, old)
         return stored.data
 
     @staticmethod
-    def _spec_finalizers(info: ResourceInfo, obj: dict[str, Any]) -> list[str]:
+    def _spec_finalizers(info: ResourceInfo, obj: dict[str, Any]) -> builtins.list[str]:
         """Namespaces are also held by ``spec.finalizers`` (removed through ``namespaces/finalize``)."""
         if info.group == "" and info.plural == "namespaces":
             return list((obj.get("spec") or {}).get("finalizers") or ())

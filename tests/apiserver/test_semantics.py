@@ -515,3 +515,21 @@ async def test_job_selector_and_namespace_label_are_generated(cluster: Cluster) 
     assert labels["batch.kubernetes.io/job-name"] == "pi" and labels["controller-uid"] == uid
     ns = await cluster.client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"generateName": "t-"}})
     assert ns["metadata"]["labels"] == {"kubernetes.io/metadata.name": ns["metadata"]["name"]}
+
+
+async def test_service_cluster_ip_allocation(cluster: Cluster) -> None:
+    # pkg/registry/core/service: a ClusterIP from the service range, "None" for headless, 422 for a taken IP
+    def svc(name: str, **spec: Any) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
+                "spec": {"selector": {"app": name}, "ports": [{"port": 80}], **spec}}
+
+    a = await cluster.client.create(svc("a"))
+    assert a["spec"]["clusterIP"].startswith("10.") and a["spec"]["clusterIPs"] == [a["spec"]["clusterIP"]]
+    headless = await cluster.client.create(svc("h", clusterIP="None"))
+    assert headless["spec"]["clusterIP"] == "None"
+    with pytest.raises(Invalid) as e:
+        await cluster.client.create(svc("b", clusterIP=a["spec"]["clusterIP"]))
+    assert "provided IP is already allocated" in e.value.message
+    await cluster.client.delete("services", "a")
+    again = await cluster.client.create(svc("b", clusterIP=a["spec"]["clusterIP"]))  # released on delete
+    assert again["spec"]["clusterIP"] == a["spec"]["clusterIP"]

@@ -1,0 +1,175 @@
+"""The EndpointSlice controller end to end on virtual time: slice shape, readiness and termination
+conditions, ports, the 100-endpoint limit with minimal churn, publishNotReadyAddresses, placeholders."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from kubelite.cluster import Cluster
+from kubelite.controllers.endpointslice import LABEL_MANAGED_BY, LABEL_SERVICE_NAME, MANAGED_BY
+from kubelite.kubelet import ImageProfile, ImageRegistry
+
+PROBE = {"httpGet": {"port": 8080}, "periodSeconds": 1, "failureThreshold": 1}
+
+
+@pytest.fixture
+async def cluster() -> AsyncIterator[Cluster]:
+    reg = ImageRegistry()
+    reg.add("app:1", ImageProfile(size="10Mi", ready_after=3))
+    reg.add("hangs:1", ImageProfile(size="10Mi", ready_after=1, hang_after=20))
+    async with Cluster(seed=3, nodes=[{"count": 3, "zones": ["zone-a", "zone-b"]}], scheduler=False,
+                       controllers=["endpointslice"], image_registry=reg) as c:
+        yield c
+
+
+async def service(c: Cluster, name: str = "web", *, ports: list[dict[str, Any]] | None = None, **spec: Any) -> Any:
+    return await c.client.create({
+        "apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": "default",
+                                                            "labels": {"team": "a"}},
+        "spec": {"selector": {"app": name}, "ports": ports or [{"name": "http", "port": 80, "targetPort": "http"}],
+                 **spec}})
+
+
+async def pod(c: Cluster, name: str, app: str = "web", *, node: int = 0, image: str = "app:1",
+              probe: bool = True, port_name: str = "http") -> None:
+    ctr: dict[str, Any] = {"name": "app", "image": image, "ports": [{"name": port_name, "containerPort": 8080}]}
+    if probe:
+        ctr["readinessProbe"] = PROBE
+    await c.client.create({"apiVersion": "v1", "kind": "Pod",
+                           "metadata": {"name": name, "namespace": "default", "labels": {"app": app}},
+                           "spec": {"nodeName": f"node-{node}", "containers": [ctr],
+                                    "terminationGracePeriodSeconds": 30}})
+
+
+async def slices(c: Cluster, svc: str = "web") -> list[dict[str, Any]]:
+    out = await c.client.list("endpointslices", namespace="default", labels=f"{LABEL_SERVICE_NAME}={svc}")
+    return sorted(out, key=lambda s: s["metadata"]["name"])
+
+
+async def endpoints(c: Cluster, svc: str = "web") -> dict[str, dict[str, Any]]:
+    return {e["targetRef"]["name"]: e for s in await slices(c, svc) for e in s.get("endpoints") or ()}
+
+
+async def test_slice_shape(cluster: Cluster) -> None:
+    svc = await service(cluster)
+    await pod(cluster, "web-0", node=1)
+    await cluster.advance(5)
+    [s] = await slices(cluster)
+    assert s["metadata"]["name"].startswith("web-") and len(s["metadata"]["name"]) == len("web-") + 5
+    assert s["metadata"]["labels"] == {"team": "a", LABEL_SERVICE_NAME: "web", LABEL_MANAGED_BY: MANAGED_BY}
+    assert s["metadata"]["ownerReferences"] == [{"apiVersion": "v1", "kind": "Service", "name": "web",
+                                                 "uid": svc["metadata"]["uid"], "controller": True,
+                                                 "blockOwnerDeletion": True}]
+    assert s["addressType"] == "IPv4"
+    assert s["ports"] == [{"name": "http", "port": 8080, "protocol": "TCP"}]
+    p = await cluster.client.get("pods", "web-0", namespace="default")
+    [ep] = s["endpoints"]
+    assert ep == {"addresses": [p["status"]["podIP"]], "conditions": {"ready": True, "serving": True,
+                                                                      "terminating": False},
+                  "nodeName": "node-1", "zone": "zone-b",
+                  "targetRef": {"kind": "Pod", "namespace": "default", "name": "web-0", "uid": p["metadata"]["uid"]}}
+
+
+async def test_conditions_follow_readiness_and_deletion(cluster: Cluster) -> None:
+    await service(cluster)
+    await pod(cluster, "web-0")
+    await pod(cluster, "web-1", image="hangs:1")
+    await cluster.advance(1.5)  # started, readiness probe not passing yet
+    eps = await endpoints(cluster)
+    assert eps["web-0"]["conditions"] == {"ready": False, "serving": False, "terminating": False}
+    await cluster.advance(5)
+    eps = await endpoints(cluster)
+    assert {n: e["conditions"]["ready"] for n, e in eps.items()} == {"web-0": True, "web-1": True}
+    await cluster.advance(20)  # web-1 hangs: its readiness probe fails, the pod stays
+    eps = await endpoints(cluster)
+    assert eps["web-1"]["conditions"] == {"ready": False, "serving": False, "terminating": False}
+    assert eps["web-0"]["conditions"]["ready"] is True
+    await cluster.client.delete("pods", "web-0", namespace="default")
+    await cluster.settle()
+    eps = await endpoints(cluster)
+    assert eps["web-0"]["conditions"]["terminating"] is True
+    assert eps["web-0"]["conditions"]["ready"] is False
+    await cluster.advance(5)  # the kubelet finished terminating it: gone from the API and the slice
+    assert "web-0" not in await endpoints(cluster)
+
+
+async def test_publish_not_ready_addresses(cluster: Cluster) -> None:
+    await service(cluster, publishNotReadyAddresses=True)
+    await pod(cluster, "web-0")
+    await cluster.advance(1.5)
+    eps = await endpoints(cluster)
+    assert eps["web-0"]["conditions"] == {"ready": True, "serving": False, "terminating": False}
+
+
+async def test_placeholder_and_ports_by_pod(cluster: Cluster) -> None:
+    await service(cluster)
+    await cluster.settle()
+    [s] = await slices(cluster)
+    assert not s.get("endpoints") and not s.get("ports")
+    await pod(cluster, "web-0", port_name="http")
+    await pod(cluster, "web-1", port_name="other")  # the named port resolves differently: no port
+    await cluster.advance(5)
+    got = await slices(cluster)
+    assert sorted((tuple(p["port"] for p in s.get("ports") or ()), len(s["endpoints"])) for s in got) == \
+        [((), 1), ((8080,), 1)]
+    assert s["metadata"]["name"] in {x["metadata"]["name"] for x in got}  # the placeholder was reused
+
+
+async def test_more_than_100_endpoints_split_with_minimal_churn(cluster: Cluster) -> None:
+    await service(cluster, ports=[{"name": "http", "port": 80, "targetPort": 8080}])
+    for i in range(230):
+        await pod(cluster, f"web-{i}", node=i % 3, probe=False)
+    await cluster.advance(10)
+    got = await slices(cluster)
+    sizes = sorted(len(s["endpoints"]) for s in got)
+    assert sum(sizes) == 230 and max(sizes) <= 100 and len(got) == 3
+    names = {s["metadata"]["name"] for s in got}
+    before = {s["metadata"]["name"]: {e["targetRef"]["name"] for e in s["endpoints"]} for s in got}
+    for i in range(0, 30, 3):
+        await cluster.client.delete("pods", f"web-{i}", namespace="default", grace_period=0)
+    await cluster.advance(5)
+    got = await slices(cluster)
+    after = {s["metadata"]["name"]: {e["targetRef"]["name"] for e in s["endpoints"]} for s in got}
+    assert set(after) == names  # no slice recreated
+    gone = {f"web-{i}" for i in range(0, 30, 3)}
+    for name, members in after.items():
+        assert members == before[name] - gone  # every remaining endpoint stayed in its slice
+    for i in range(230, 235):
+        await pod(cluster, f"web-{i}", node=0, probe=False)
+    await cluster.advance(5)
+    got = await slices(cluster)
+    assert {s["metadata"]["name"] for s in got} == names  # new endpoints filled existing room
+    assert sum(len(s["endpoints"]) for s in got) == 225
+
+
+async def test_selectorless_and_external_name_services_get_no_slices(cluster: Cluster) -> None:
+    await cluster.client.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "manual",
+                                                                                     "namespace": "default"},
+                                 "spec": {"ports": [{"port": 80}]}})
+    await cluster.client.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ext",
+                                                                                     "namespace": "default"},
+                                 "spec": {"type": "ExternalName", "externalName": "example.com",
+                                          "selector": {"app": "ext"}}})
+    await pod(cluster, "ext-0", app="ext")
+    await cluster.advance(5)
+    assert await slices(cluster, "manual") == []
+    assert await slices(cluster, "ext") == []
+
+
+async def test_recreates_deleted_slice_and_stays_quiet_when_settled(cluster: Cluster) -> None:
+    await service(cluster)
+    await pod(cluster, "web-0")
+    await cluster.advance(5)
+    [s] = await slices(cluster)
+    rv = s["metadata"]["resourceVersion"]
+    await cluster.advance(30)  # nothing changes: no writes
+    [s2] = await slices(cluster)
+    assert s2["metadata"]["resourceVersion"] == rv
+    await cluster.client.delete("endpointslices", s["metadata"]["name"], namespace="default")
+    await cluster.advance(1)
+    [s3] = await slices(cluster)
+    assert s3["metadata"]["name"] != s["metadata"]["name"]
+    assert [e["targetRef"]["name"] for e in s3["endpoints"]] == ["web-0"]
