@@ -140,6 +140,8 @@ class Cluster:
         self._proxy_mode = proxy_mode
         self.network: Any = None
         self._network_informers: Any = None
+        # informer factories the cluster created for its components; shut down on exit
+        self._factories: list[Any] = []
         self.scheduler: Any = None
         self.controller_manager: Any = None
         self.controllers_started: list[str] = []
@@ -204,6 +206,7 @@ class Cluster:
 
             sched_client = self.client.with_field_manager("default-scheduler")
             factory = SharedInformerFactory(sched_client, clock=self.clock, rng=self.rng)
+            self._factories.append(factory)
             broadcaster = EventBroadcaster(sched_client, clock=self.clock, rng=self.rng)
             self.start_soon(broadcaster.run, name="scheduler-events")
             self.scheduler = Scheduler(
@@ -258,6 +261,9 @@ class Cluster:
                     proxy.stop()
                 await self._network_informers.shutdown()
                 self._network_informers = None
+            factories, self._factories = self._factories, []
+            for f in factories:
+                await f.shutdown()
             tasks, self._tasks = self._tasks, []
             for t in tasks:
                 t.cancel()
