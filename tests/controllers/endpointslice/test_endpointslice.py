@@ -106,7 +106,7 @@ async def test_publish_not_ready_addresses(cluster: Cluster) -> None:
 
 async def test_placeholder_and_ports_by_pod(cluster: Cluster) -> None:
     await service(cluster)
-    await cluster.settle()
+    await cluster.advance(1)  # controllers poll for cache sync on the clock (upstream: every 100 ms)
     [s] = await slices(cluster)
     assert not s.get("endpoints") and not s.get("ports")
     await pod(cluster, "web-0", port_name="http")
