@@ -120,5 +120,67 @@ def apply(manifest: Path, seed: int) -> None:
     sys.exit(asyncio.run(_apply(manifest.read_text(), seed)))
 
 
+def _progress_bar(until: float) -> Any:
+    """A bar over virtual time on stderr, only when stderr is a terminal (output stays byte-identical)."""
+    if not sys.stderr.isatty():
+        return None
+    return click.progressbar(length=max(1, int(until)), label="cluster time", file=sys.stderr,
+                             show_eta=False, show_percent=True)
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--seed", type=int, default=None, help="Seed (default: the scenario's `seed`).")
+@click.option("--until", "until", default=None, help="Virtual time to run for, e.g. 90s, 10m (default: the "
+                                                     "scenario's `until`).")
+@click.option("--output", "-o", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write a self-contained HTML report to this file.")
+def run(scenario: Path, seed: int | None, until: str | None, output: str, report: Path | None) -> None:
+    """Run a SCENARIO on virtual time: exit 0 if every expectation holds, 1 if one fails, 2 if invalid."""
+    from kubelite.scenario import ScenarioError, load_scenario, parse_duration, render_text, run_scenario
+    from kubelite.scenario.result import encode_json
+
+    try:
+        sc = load_scenario(scenario)
+        limit = None if until is None else parse_duration(until)
+    except ScenarioError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    except ValueError as e:
+        click.echo(f"error: --until: {e}", err=True)
+        sys.exit(2)
+    total = limit if limit is not None else parse_duration(sc.until)
+    bar = _progress_bar(total)
+    done = 0
+
+    def progress(t: float, end: float) -> None:
+        nonlocal done
+        if bar is not None and int(t) > done:
+            bar.update(int(t) - done)
+            done = int(t)
+
+    if bar is not None:
+        with bar:
+            result = run_scenario(sc, seed=seed, until=limit, progress=progress)
+    else:
+        result = run_scenario(sc, seed=seed, until=limit)
+    if output == "json":
+        sys.stdout.buffer.write(encode_json(result) + b"\n")
+        sys.stdout.flush()
+    else:
+        click.echo(render_text(result), nl=False)
+    if report is not None:
+        import importlib
+
+        try:  # the HTML report is written by another module's author
+            render_html = importlib.import_module("kubelite.scenario.report").render_html
+        except (ImportError, AttributeError):
+            click.echo("error: the HTML report is not available in this build", err=True)
+        else:
+            report.write_text(render_html(result))
+    sys.exit(0 if result.passed else 1)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

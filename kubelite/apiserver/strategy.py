@@ -186,12 +186,30 @@ def prepare_for_finalize(obj: dict[str, Any], old: dict[str, Any]) -> dict[str, 
 
 
 def prepare_for_status_update(info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
-    """``/status`` update: the result is the stored object with only ``status`` (and managedFields) taken
-    from the request."""
-    result = {k: v for k, v in old.items() if k != "status"}
-    meta = dict(old["metadata"])
-    if "managedFields" in obj["metadata"]:
-        meta["managedFields"] = obj["metadata"]["managedFields"]
+    """``/status`` update.
+
+    Built-in kinds follow their status strategies (e.g. deploymentStatusStrategy, podStatusStrategy): the
+    spec, labels, ownerReferences and system metadata come from the stored object; everything else in
+    ``metadata`` (annotations, finalizers) and ``status`` from the request. Custom resources follow
+    ``ResetObjectMetaForStatus``: only ``status`` (and managedFields) change.
+    """
+    if info.struct is None:
+        result = {k: v for k, v in old.items() if k != "status"}
+        meta = dict(old["metadata"])
+        if "managedFields" in obj["metadata"]:
+            meta["managedFields"] = obj["metadata"]["managedFields"]
+        result["metadata"] = meta
+        if "status" in obj:
+            result["status"] = obj["status"]
+        return result
+    result = {k: v for k, v in old.items() if k not in ("status", "metadata")}
+    meta = dict(obj["metadata"])
+    old_meta = old["metadata"]
+    for k in (*_SYSTEM_META, "labels", "ownerReferences", "name", "namespace"):
+        if k in old_meta:
+            meta[k] = old_meta[k]
+        else:
+            meta.pop(k, None)
     result["metadata"] = meta
     if "status" in obj:
         result["status"] = obj["status"]

@@ -101,16 +101,16 @@ class WatchStream:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def __aiter__(self) -> AsyncIterator[tuple[str, Any, str]]:
-        return self._iter()
+    def __aiter__(self) -> WatchStream:
+        return self
 
-    async def _iter(self) -> AsyncIterator[tuple[str, Any, str]]:
-        w = self._watcher
-        while True:
-            ev = await w.next()
-            if ev is None:
-                return
-            yield ev.type, self._decode(ev), str(ev.rv)
+    async def __anext__(self) -> tuple[str, Any, str]:
+        # a plain async iterator rather than an async generator: a consumer cancelled mid-iteration leaves
+        # no suspended generator for the event loop to finalize at shutdown
+        ev = await self._watcher.next()
+        if ev is None:
+            raise StopAsyncIteration
+        return ev.type, self._decode(ev), str(ev.rv)
 
     def poll(self) -> tuple[str, Any, str] | None:
         ev = self._watcher.poll()

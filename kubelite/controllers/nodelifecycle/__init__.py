@@ -1,0 +1,62 @@
+"""kube-controller-manager's ``nodelifecycle`` controller, with the taint-eviction controller it starts.
+
+Two reconcilers on the shared informers (Nodes, Leases, Pods indexed by ``spec.nodeName``):
+
+- ``node-lifecycle-controller`` (:mod:`.node_lifecycle_controller`): per node, Lease-based health, the
+  Unknown conditions, NoSchedule taints from conditions, rate-limited NoExecute taints, MarkPodsNotReady.
+- ``taint-eviction-controller`` (:mod:`.taint_eviction`): per pod, deletion after ``tolerationSeconds``.
+
+Options (``controller_options={"nodelifecycle": {...}}``): the fields of :class:`NodeLifecycleConfig`
+(``node_monitor_grace_period``, ``node_eviction_rate``, ...) and ``workers`` (default 4).
+Events are recorded as ``node-controller`` and ``taint-eviction-controller``, as upstream names them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubelite.api.types import Lease, Node, Pod
+from kubelite.controllers.kcm import ControllerContext
+from kubelite.controllers.nodelifecycle.node_lifecycle_controller import (
+    POD_NODE_INDEX,
+    NodeLifecycleConfig,
+    NodeLifecycleController,
+)
+from kubelite.controllers.nodelifecycle.taint_eviction import TaintEvictionController
+from kubelite.controllers.reconcile import Request
+
+__all__ = ["NAME", "POD_NODE_INDEX", "NodeLifecycleConfig", "pod_node_index", "register"]
+
+NAME = "nodelifecycle"
+
+
+def pod_node_index(pod: Any) -> list[str]:
+    spec = pod.spec
+    return [spec.node_name] if spec is not None and spec.node_name else []
+
+
+def _no_requests(_obj: Any) -> list[Request]:
+    return []
+
+
+def register(ctx: ControllerContext) -> None:
+    fields = set(NodeLifecycleConfig.__struct_fields__)
+    opts = ctx.options.get(NAME, {})
+    config = NodeLifecycleConfig(**{k: v for k, v in opts.items() if k in fields})
+    workers = int(opts.get("workers", 4))
+    nodes = ctx.informers.informer_for(Node).get_indexer()
+    leases = ctx.informers.informer_for(Lease).get_indexer()
+    pods = ctx.informers.informer_for(Pod, indexers={POD_NODE_INDEX: pod_node_index}).get_indexer()
+
+    lifecycle = NodeLifecycleController(
+        client=ctx.client, clock=ctx.clock, nodes=nodes, leases=leases, pods=pods,
+        recorder=ctx.recorder("node-controller"), config=config)
+    (ctx.manager.controller("node-lifecycle-controller").for_(Node)
+        .watches(Lease, _no_requests)  # read at reconcile time; watched so its cache syncs first
+        .with_max_concurrent_reconciles(workers).complete(lifecycle))
+
+    eviction = TaintEvictionController(client=ctx.client, clock=ctx.clock, nodes=nodes, pods=pods,
+                                       recorder=ctx.recorder("taint-eviction-controller"))
+    (ctx.manager.controller("taint-eviction-controller")
+        .watches(Pod, eviction.pod_requests).watches(Node, eviction.node_requests)
+        .with_max_concurrent_reconciles(workers).complete(eviction))

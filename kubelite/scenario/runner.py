@@ -1,0 +1,341 @@
+"""The scenario runner: build the cluster, apply the manifests, play the timeline, judge the expectations.
+
+Contract:
+- **Deterministic.** Everything runs on the cluster's virtual clock and seeded RNG; the result holds only
+  virtual times. The same scenario and seed give an identical :class:`RunResult` (and identical JSON and
+  text output), in any process.
+- **Time.** The run starts when the cluster has registered its nodes (t = 0) and lasts ``until``. The
+  initial manifests are applied at t = 0 in document order, as ``kubectl apply --server-side`` would.
+  The timeline is a task of its own: steps run in order, each at its ``at`` time (immediately if that
+  has passed) or once its ``when`` condition holds (checked every virtual second, for at most
+  ``timeout``, by default the rest of the run); ``wait`` and ``drain`` hold the timeline, not the clock.
+- **Sampling.** Every virtual second (after the cluster settles) the runner records the time series and
+  checks ``eventually`` (met the first time it holds, failed once ``within`` has passed) and ``always``
+  (from ``after`` on; failed the first time it does not hold). ``atEnd`` is checked at the end. A failing
+  expectation carries a diagnosis taken at the moment it failed; so does one with ``diagnose:``.
+- A step the API rejects, or a ``when`` that never holds, fails the run (as a ``step`` result), and the
+  timeline goes on with the next step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kubelite.cluster import Cluster
+from kubelite.kubelet.workload import ImageRegistry
+from kubelite.scenario import format as f
+from kubelite.scenario.diagnose import diagnose_expectation, diagnose_pod
+from kubelite.scenario.expressions import Expression, ExpressionError, compile_expression
+from kubelite.scenario.format import Scenario, parse_duration
+from kubelite.scenario.metrics import ConvergenceTracker, compute_metrics, lazy_metrics
+from kubelite.scenario.result import ExpectationResult, RunResult, Series
+from kubelite.scenario.steps import StepContext, StepError, describe_step, run_step
+from kubelite.scenario.view import ClusterView
+
+__all__ = ["FINAL_KINDS", "run_scenario", "run_scenario_async"]
+
+#: the kinds whose final state goes into ``RunResult.objects``, in this order
+FINAL_KINDS = ("nodes", "pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "services",
+               "endpointslices", "persistentvolumeclaims", "poddisruptionbudgets", "events")
+
+Progress = Callable[[float, float], None]
+
+
+class _Expect:
+    def __init__(self, i: int, spec: f.Expectation) -> None:
+        self.spec = spec
+        self.kind = "eventually" if spec.eventually is not None else "always" if spec.always is not None else "at_end"
+        text = spec.eventually or spec.always or spec.at_end or ""
+        self.expr: Expression = compile_expression(text)
+        self.name = spec.name or f"{self.kind.replace('_', ' ')}: {text}"
+        self.within = parse_duration(spec.within) if spec.within is not None else None
+        self.after = parse_duration(spec.after) if spec.after is not None else 0.0
+        self.result: ExpectationResult | None = None
+        self.seen_version = -1
+
+
+def _pools(sc: Scenario) -> list[dict[str, Any]]:
+    out = []
+    for i, p in enumerate(sc.cluster.node_pools):
+        spec: dict[str, Any] = {"count": p.count, "prefix": p.name or ("node" if i == 0 else f"node{i}"),
+                                "labels": dict(p.labels), "taints": [
+                                    {"key": t.key, "value": t.value, "effect": t.effect} if t.value
+                                    else {"key": t.key, "effect": t.effect} for t in p.taints]}
+        if p.capacity is not None:
+            spec["capacity"] = {k: str(v) for k, v in p.capacity.items()}
+        if p.zones is not None:
+            spec["zones"] = tuple(p.zones)
+        if p.instance_type is not None:
+            spec["instance_type"] = p.instance_type
+        out.append(spec)
+    return out
+
+
+class _Run:
+    def __init__(self, sc: Scenario, seed: int, until: float, progress: Progress | None) -> None:
+        self.sc = sc
+        self.seed = seed
+        self.until = until
+        self.progress = progress
+        self.expects = [_Expect(i, e) for i, e in enumerate(sc.expect)]
+        self.step_results: list[ExpectationResult] = []
+        self.step_log: list[tuple[float, str]] = []
+        self.series: dict[str, list[tuple[float, float]]] = {}
+        self._last_sample = 0.0
+
+    # --- series ---
+    def _point(self, name: str, t: float, v: float) -> None:
+        pts = self.series.setdefault(name, [])
+        if not pts or pts[-1][1] != v:
+            pts.append((t, v))
+
+    def _sample(self, view: ClusterView, t: float) -> None:
+        self._last_sample = t
+        for kind, resource in (("deployment", "deployments"), ("statefulset", "statefulsets")):
+            for o in view.list(resource):
+                meta, st = o["metadata"], o.get("status") or {}
+                name = f"{kind}/{meta['name']}" if meta.get("namespace") == "default" \
+                    else f"{kind}/{meta.get('namespace')}/{meta['name']}"
+                self._point(f"{name} ready", t, float(st.get("readyReplicas", 0)))
+                if kind == "deployment":
+                    self._point(f"{name} available", t, float(st.get("availableReplicas", 0)))
+
+    def _close_series(self, t: float) -> list[Series]:
+        out = []
+        for name in sorted(self.series):
+            pts = self.series[name]
+            if pts and pts[-1][0] < t:
+                pts.append((t, pts[-1][1]))
+            out.append(Series(name=name, points=pts))
+        return out
+
+    # --- expectations ---
+    def _check(self, view: ClusterView, t: float, final: bool = False) -> None:
+        view.now = t
+        for ex in self.expects:
+            if ex.result is not None:
+                continue
+            if ex.kind == "at_end" and not final:
+                continue
+            if ex.kind == "always" and t < ex.after and not final:
+                continue
+            if not final and not ex.expr.uses_time and ex.seen_version == view.version \
+                    and not (ex.kind == "eventually" and ex.within is not None and t >= ex.within):
+                continue  # nothing it reads has changed since the last check
+            ex.seen_version = view.version
+            try:
+                value = ex.expr.evaluate(view)
+                ok = bool(value)
+                err = None
+            except ExpressionError as e:
+                value, ok, err = None, False, f"evaluation error: {e}"
+            if ex.kind == "eventually":
+                if ok:
+                    ex.result = self._result(ex, True, t, view)
+                elif (ex.within is not None and t >= ex.within) or final:
+                    ex.result = self._result(ex, False, t, view, err or diagnose_expectation(view, ex.expr, value))
+            elif ex.kind == "always":
+                if not ok:
+                    ex.result = self._result(ex, False, t, view, err or diagnose_expectation(view, ex.expr, value))
+                elif final:
+                    ex.result = self._result(ex, True, None, view)
+            else:
+                ex.result = self._result(ex, ok, t, view,
+                                         None if ok else err or diagnose_expectation(view, ex.expr, value))
+
+    def _result(self, ex: _Expect, passed: bool, at: float | None, view: ClusterView,
+                diagnosis: str | None = None) -> ExpectationResult:
+        if ex.spec.diagnose:
+            _, _, ref = ex.spec.diagnose.partition("/") if ex.spec.diagnose.startswith("pod/") \
+                else ("", "", ex.spec.diagnose)
+            ns, _, name = ref.rpartition("/")
+            extra = diagnose_pod(view, ns or "default", name)
+            diagnosis = extra if diagnosis is None else f"{diagnosis}\n{extra}"
+        return ExpectationResult(name=ex.name, kind=ex.kind, expression=ex.expr.text, passed=passed, at=at,
+                                 diagnosis=diagnosis)
+
+    # --- timeline ---
+    async def _timeline(self, ctx: StepContext, view: ClusterView) -> None:
+        clock = ctx.cluster.clock
+        for i, step in enumerate(self.sc.steps):
+            what = describe_step(step)
+            if step.at is not None:
+                at = parse_duration(step.at)
+                if view.t() < at:
+                    await clock.sleep(at - view.t())
+            elif step.when is not None:
+                expr = compile_expression(step.when)
+                deadline = parse_duration(step.timeout) if step.timeout is not None else None
+                start = view.t()
+                while True:
+                    await ctx.cluster.settle()
+                    view.now = view.t()
+                    try:
+                        held = expr.holds(view)
+                    except ExpressionError:
+                        held = False
+                    if held:
+                        break
+                    if deadline is not None and view.t() - start >= deadline:
+                        break
+                    await clock.sleep(1.0)
+                if not held:
+                    self.step_results.append(ExpectationResult(
+                        name=f"step {i + 1} ({what})", kind="step", expression=step.when, passed=False,
+                        at=view.t(), diagnosis=f"the condition did not hold within {step.timeout}; step skipped\n"
+                                               + diagnose_expectation(view, expr, None)))
+                    self.step_log.append((view.t(), f"{what}: skipped (condition not met)"))
+                    continue
+            t = view.t()
+            try:
+                out = await run_step(ctx, step)
+                self.step_log.append((t, f"{what}: {out}"))
+            except StepError as e:
+                self.step_log.append((t, f"{what}: {e}"))
+                self.step_results.append(ExpectationResult(
+                    name=f"step {i + 1} ({what})", kind="step", expression="", passed=False, at=t,
+                    diagnosis=str(e)))
+
+    # --- the run ---
+    async def run(self) -> RunResult:
+        sc = self.sc
+        registry = ImageRegistry(allow_any=sc.allow_any_image)
+        for ref, prof in sc.images.items():
+            registry.add(ref, prof)
+        needs_network = any(isinstance(s, f.StartTraffic) for s in sc.steps)
+        async with Cluster(seed=self.seed, nodes=_pools(sc), scheduler=sc.cluster.scheduler,
+                           controllers=sc.cluster.controllers if isinstance(sc.cluster.controllers, bool)
+                           else list(sc.cluster.controllers),
+                           controller_options=sc.cluster.controller_options, image_registry=registry) as cluster:
+            await self._nodes_ready(cluster)
+            start = cluster.clock.now()
+            view = ClusterView(cluster, start=start, diagnose=diagnose_pod)
+            convergence = ConvergenceTracker(view)
+            network = getattr(cluster, "network", None)
+            if network is None and needs_network:
+                network = self._network(cluster, registry)
+            view.factory.start()
+            await cluster.settle()
+            ctx = StepContext(cluster, network=network, base=Path(sc.path).parent if sc.path else Path("."))
+
+            def handles() -> dict[str, list[Any]]:
+                return {k: [*ctx.finished_traffic.get(k, ()), *([ctx.traffic[k]] if k in ctx.traffic else [])]
+                        for k in sorted({*ctx.traffic, *ctx.finished_traffic})}
+
+            def metrics() -> dict[str, Any]:
+                return compute_metrics(view, scheduler=cluster.scheduler, convergence=convergence, traffic=handles())
+
+            view.metrics_provider = lambda: lazy_metrics(view, scheduler=cluster.scheduler, convergence=convergence,
+                                                         traffic=handles)
+            for obj in sc.objects:
+                try:
+                    await run_step(ctx, f.Apply(manifest=obj))
+                except StepError as e:
+                    meta = obj.get("metadata") or {}
+                    self.step_results.append(ExpectationResult(
+                        name=f"apply {obj.get('kind', '').lower()}/{meta.get('name', '')}", kind="step",
+                        expression="", passed=False, at=0.0, diagnosis=str(e)))
+                    self.step_log.append((0.0, f"apply {obj.get('kind', '').lower()}/{meta.get('name', '')}: {e}"))
+            timeline = asyncio.get_running_loop().create_task(self._timeline(ctx, view), name="scenario-timeline")
+            try:
+                await cluster.settle()
+                t = view.t()
+                self._sample(view, t)
+                self._check(view, t)
+                while t < self.until - 1e-9:
+                    await cluster.advance(min(1.0, self.until - t))
+                    await cluster.settle()
+                    t = view.t()
+                    self._sample(view, t)
+                    self._check(view, t)
+                    if self.progress is not None:
+                        self.progress(t, self.until)
+            finally:
+                if not timeline.done():
+                    timeline.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await timeline
+            self._check(view, t, final=True)
+            view.finish()
+            final_metrics = metrics()
+            series = self._close_series(t)
+            series.extend(self._traffic_series(ctx, start))
+            objects = await self._objects(cluster)
+            expectations = [ex.result for ex in self.expects if ex.result is not None] + self.step_results
+            return RunResult(
+                scenario=sc.name, seed=self.seed, until=self.until, passed=all(e.passed for e in expectations),
+                expectations=expectations, events=view.event_records(), series=series,
+                pod_intervals=sorted(view.intervals, key=lambda iv: (iv.pod, iv.start)), metrics=final_metrics,
+                objects=objects, description=sc.description, steps=self.step_log)
+
+    @staticmethod
+    async def _nodes_ready(cluster: Any) -> None:
+        """t = 0 is when every node is Ready and untainted by the node lifecycle controller, as on a
+        cluster someone has just handed you."""
+        async def ready() -> bool:
+            for n in await cluster.client.list("nodes"):
+                if any(t.get("key") == "node.kubernetes.io/not-ready" for t in (n.get("spec") or {}).get("taints") or ()):
+                    return False
+                if not any(c.get("type") == "Ready" and c.get("status") == "True"
+                           for c in (n.get("status") or {}).get("conditions") or ()):
+                    return False
+            return True
+
+        # nodes that never turn Ready are part of the story (a broken CNI, say)
+        with contextlib.suppress(TimeoutError):
+            await cluster.wait_for(ready, timeout=60.0, interval=0.5)
+
+    @staticmethod
+    def _network(cluster: Any, registry: ImageRegistry) -> Any:
+        from kubelite.informer import SharedInformerFactory
+        from kubelite.network import Network
+
+        nodes = [k.node_name for pool in cluster.node_pools for k in pool]
+        factory = SharedInformerFactory(cluster.client, clock=cluster.clock, rng=cluster.rng)
+        net = Network(factory, clock=cluster.clock, rng=cluster.rng, nodes=nodes, registry=registry)
+        net.start()
+        return net
+
+    @staticmethod
+    def _traffic_series(ctx: StepContext, start: float) -> list[Series]:
+        out = []
+        for key in sorted({*ctx.finished_traffic, *ctx.traffic}):
+            handles = [*ctx.finished_traffic.get(key, ())]
+            if key in ctx.traffic:
+                handles.append(ctx.traffic[key])
+            pts: list[tuple[float, float]] = []
+            for h in handles:
+                for sec, ok, bad in h.report().per_second:
+                    pts.append((round(h.started - start + sec, 3), round(ok / (ok + bad), 6)))
+            out.append(Series(name=f"traffic {key} success_rate", points=sorted(pts)))
+        return out
+
+    @staticmethod
+    async def _objects(cluster: Any) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for resource in FINAL_KINDS:
+            try:
+                items = await cluster.client.list(resource, namespace="*")
+            except Exception:  # a kind this build does not serve
+                continue
+            for o in sorted(items, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"])):
+                o["metadata"].pop("managedFields", None)
+                out.append(o)
+        return out
+
+
+async def run_scenario_async(sc: Scenario, *, seed: int | None = None, until: float | None = None,
+                             progress: Progress | None = None) -> RunResult:
+    """Run ``sc`` (with ``seed``/``until`` overriding the scenario's) and return what happened."""
+    return await _Run(sc, sc.seed if seed is None else seed,
+                      parse_duration(sc.until) if until is None else until, progress).run()
+
+
+def run_scenario(sc: Scenario, *, seed: int | None = None, until: float | None = None,
+                 progress: Progress | None = None) -> RunResult:
+    """:func:`run_scenario_async` in a fresh event loop."""
+    return asyncio.run(run_scenario_async(sc, seed=seed, until=until, progress=progress))

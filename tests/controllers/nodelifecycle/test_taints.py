@@ -1,0 +1,62 @@
+"""Toleration matching and the toleration time, as upstream's table tests state them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from kubelite.api.types import Node
+from kubelite.api.types.core_v1 import Taint, Toleration
+from kubelite.controllers.nodelifecycle.taints import (
+    condition_taints,
+    get_matching_tolerations,
+    min_toleration_seconds,
+    tolerates,
+)
+
+T = Taint(key="node.kubernetes.io/unreachable", effect="NoExecute")
+V = Taint(key="dedicated", value="gpu", effect="NoExecute")
+
+
+@pytest.mark.parametrize(("tol", "taint", "want"), [
+    (Toleration(key=T.key, operator="Exists", effect="NoExecute"), T, True),
+    (Toleration(key=T.key, operator="Exists"), T, True),
+    (Toleration(operator="Exists"), T, True),
+    (Toleration(key=T.key, operator="Exists", effect="NoSchedule"), T, False),
+    (Toleration(key="other", operator="Exists"), T, False),
+    (Toleration(key="dedicated", value="gpu"), V, True),
+    (Toleration(key="dedicated", operator="Equal", value="cpu"), V, False),
+    (Toleration(key="", operator="Equal", value="gpu"), V, False),
+], ids=["exact", "any-effect", "wildcard", "wrong-effect", "wrong-key", "equal", "unequal", "empty-key-equal"])
+def test_tolerates(tol: Toleration, taint: Taint, want: bool) -> None:
+    assert tolerates(tol, taint) is want
+
+
+@pytest.mark.parametrize(("secs", "want"), [
+    ([], 0.0), ([None], -1.0), ([300, 20, None], 20.0), ([-5, 300], 0.0), ([600], 600.0),
+], ids=["none", "forever", "min", "negative", "one"])
+def test_min_toleration_seconds(secs: list[int | None], want: float) -> None:
+    tols = [Toleration(operator="Exists", toleration_seconds=s) for s in secs]
+    assert min_toleration_seconds(tols) == want
+
+
+def test_matching_tolerations_needs_every_taint() -> None:
+    tol = Toleration(key=T.key, operator="Exists")
+    assert get_matching_tolerations([T], [tol]) == (True, [tol])
+    assert get_matching_tolerations([T, V], [tol]) == (False, [])
+
+
+@pytest.mark.parametrize(("conds", "unschedulable", "want"), [
+    ({"Ready": "True", "MemoryPressure": "False"}, False, []),
+    ({"Ready": "False"}, False, ["node.kubernetes.io/not-ready"]),
+    ({"Ready": "Unknown", "PIDPressure": "True"}, False,
+     ["node.kubernetes.io/unreachable", "node.kubernetes.io/pid-pressure"]),
+    ({"Ready": "True", "NetworkUnavailable": "True"}, True,
+     ["node.kubernetes.io/network-unavailable", "node.kubernetes.io/unschedulable"]),
+], ids=["healthy", "not-ready", "unknown-pid", "network-cordoned"])
+def test_condition_taints(conds: dict[str, str], unschedulable: bool, want: list[str]) -> None:
+    body: dict[str, Any] = {"spec": {"unschedulable": unschedulable},
+                            "status": {"conditions": [{"type": k, "status": v} for k, v in conds.items()]}}
+    assert condition_taints(msgspec.convert(body, Node)) == want
