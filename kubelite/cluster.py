@@ -109,6 +109,22 @@ def _bootstrap_payload() -> tuple[tuple[str, str, bytes], ...]:
     return tuple(out)
 
 
+class _KubeletMetrics:
+    """The resource-metrics pipeline (metrics-server scraping kubelets' /metrics/resource) in one call: the
+    HPA asks for a pod's CPU and gets what its kubelet's workload model says, or None if no kubelet runs it."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+
+    def pod_cpu_millicores(self, namespace: str, name: str) -> int | None:
+        for pool in self.cluster.node_pools:
+            for kubelet in pool.kubelets.values():
+                usage = kubelet.pod_cpu_millicores(namespace, name)
+                if usage is not None:
+                    return int(usage)
+        return None
+
+
 class Cluster:
     """A whole control plane in this process. See the module docstring."""
 
@@ -190,12 +206,16 @@ class Cluster:
         from kubelite.informer import SharedInformerFactory
 
         if self._want_controllers:
+            options = dict(self._controller_options or {})
+            hpa = dict(options.get("horizontalpodautoscaling") or {})
+            hpa.setdefault("metrics", _KubeletMetrics(self))
+            options["horizontalpodautoscaling"] = hpa
             mgr = Manager(self.client.with_field_manager("kube-controller-manager"), clock=self.clock, rng=self.rng)
             broadcaster = EventBroadcaster(self.client, clock=self.clock, rng=self.rng)
             self.start_soon(broadcaster.run, name="controller-events")
             ctx = ControllerContext(
                 client=mgr.client, manager=mgr, informers=mgr.informers, clock=self.clock, rng=self.rng,
-                broadcaster=broadcaster, start_soon=self.start_soon, options=self._controller_options,
+                broadcaster=broadcaster, start_soon=self.start_soon, options=options,
             )
             names = None if self._want_controllers is True else list(self._want_controllers)  # type: ignore[arg-type]
             self.controllers_started = start_controllers(ctx, names)

@@ -422,6 +422,13 @@ class Kubelet:
             nxt = (int(now // ev.MONITORING_INTERVAL) + 1) * ev.MONITORING_INTERVAL
             self._eviction_timer = self.clock.call_later(nxt - now, self._eviction_tick)
 
+    def pod_cpu_millicores(self, namespace: str, name: str) -> int | None:
+        """The CPU a pod on this node uses now (millicores), or None if the pod is not running here."""
+        for w in self.workers.values():
+            if w.namespace == namespace and w.name == name:
+                return w.cpu_usage()
+        return None
+
     def memory_usage(self) -> int:
         now = self.clock.now()
         return sum(sum(w.memory_usage(now).values()) for w in self.workers.values())

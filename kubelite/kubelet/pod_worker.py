@@ -29,7 +29,7 @@ from kubelite.kubelet.ipam import HostLocalIPAM, IPExhausted
 from kubelite.kubelet.lifecycle import Step
 from kubelite.kubelet.probes import READINESS, STARTUP
 from kubelite.kubelet.volumes import VolumeLookup, check_env, check_volumes
-from kubelite.kubelet.workload import ImageProfile, ImageRegistry, plan_run, profile_for
+from kubelite.kubelet.workload import ImageProfile, ImageRegistry, cpu_millis, plan_run, profile_for
 
 __all__ = ["NodeRuntime", "PodWorker", "Stage"]
 
@@ -452,6 +452,12 @@ class PodWorker:
             elif rec.step != Step.DONE:
                 self.rt.images.cancel((self.uid, rec.name))
                 rec.move(Step.DONE)
+
+    def cpu_usage(self) -> int:
+        """Millicores the pod's running containers use now, from their image profiles (what the kubelet's
+        resource metrics endpoint would report; there is no cgroup to sample)."""
+        return sum(cpu_millis(rec.profile) for rec in self.containers
+                   if rec.profile is not None and rec.step in (Step.RUNNING, Step.STOPPING))
 
     def _sync_terminating(self, now: float) -> float | None:
         wake: float | None = None
