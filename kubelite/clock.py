@@ -25,7 +25,7 @@ import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from datetime import UTC, datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 import anyio
 
@@ -324,7 +324,7 @@ class _LoopDriver:
     joined first). Clusters sharing a loop thus advance in lockstep and none can starve another.
     """
 
-    _by_loop: dict[int, _LoopDriver] = {}
+    _by_loop: ClassVar[dict[int, _LoopDriver]] = {}
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
