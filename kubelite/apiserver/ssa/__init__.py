@@ -3,14 +3,23 @@
 Follows ``k8s.io/apimachinery/pkg/util/managedfields/internal`` (``fieldmanager.go`` and the
 manager chain ``NewDefaultFieldManager`` builds: versioncheck → skipnonapplied → capmanagers →
 buildmanagerinfo → managedfieldsupdater → stripmeta → structuredmerge) on top of the
-structured-merge-diff port in :mod:`.fieldpath`, :mod:`.apply` and :mod:`.managed_fields`.
+structured-merge-diff port in :mod:`.fieldpath`, :mod:`.apply`, :mod:`.compare` (on the schema
+nodes :mod:`.compiled` prepares) and :mod:`.managed_fields`. ``_reference.py`` keeps the plain,
+unspecialised implementation that the property tests hold these fast paths to.
 
 Contract:
 - :meth:`FieldManager.update` runs on every non-apply write (create, update, patch) once the new
   object is final; :meth:`FieldManager.apply` computes the object a server-side apply produces.
   Both return a new top-level dict with a new ``metadata`` dict and never mutate ``live``, ``new``
   or ``patch``. ``apply``'s result shares nothing with its inputs; ``update``'s shares everything
-  but the top level and ``metadata`` with ``new``.
+  but the top level and ``metadata`` with ``new``, and its managedFields entries may share their
+  ``fieldsV1`` subtrees with ``live``'s entries and with other ``update`` results. FieldsV1 values
+  are immutable: nobody mutates the ``fieldsV1`` of an object passed to or returned by this class
+  (the apiserver only encodes them), which is what lets an update cost what it changed.
+- Cost: a create walks the new object once (a top-level value an earlier object of the kind had,
+  such as a templated pod spec, is not walked again); an update compares ``live`` and ``new`` by
+  descending only where they differ and re-serialises only the changed paths of each manager's set
+  (``live``'s managedFields are trusted to be what this class wrote: canonical and in wire order).
 - managedFields entries are dicts ``{manager, operation, apiVersion, time, fieldsType, fieldsV1,
   subresource}`` (``time`` omitted when unknown, ``subresource`` when empty), ordered as upstream
   sorts them: appliers before updaters, then by time, manager, apiVersion, subresource.
@@ -35,7 +44,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubelite.api.schema import Schema
-from kubelite.apiserver.ssa.apply import TypedError, all_fields, to_field_set
+from kubelite.apiserver.ssa.apply import TypedError
+from kubelite.apiserver.ssa.compare import all_fields, to_field_set
 from kubelite.apiserver.ssa.fieldpath import FieldSet, recursive_difference, to_fields_v1, union
 from kubelite.apiserver.ssa.managed_fields import (
     ApplyConflicts,
@@ -134,14 +144,20 @@ class FieldManager:
         live_obj = _without_managed_fields(live) if live is not None else {}
         live_entries = _managed_fields_of(live)
         requested = _managed_fields_of(new)
+        from_live = True
         if subresource:
             managers, times = _decode_or_empty(live_entries, trusted=True)
         elif _is_reset(requested):
             managers, times = {}, {}
-        else:
+        elif requested and requested is not live_entries and requested != live_entries:
             managers, times = _decode_or_empty(requested, trusted=False)
-            if not managers:
+            from_live = not managers
+            if from_live:
                 managers, times = _decode_or_empty(live_entries, trusted=True)
+        else:
+            # Absent, or live's own entries sent back (a patch or a read-modify-write): decoding the
+            # request would give exactly live's sets, so take the stored (trusted) ones.
+            managers, times = _decode_or_empty(live_entries, trusted=True)
         if not managers:
             meta = live_obj.get("metadata")
             if live is not None and isinstance(meta, dict) and meta.get("uid"):
@@ -157,11 +173,13 @@ class FieldManager:
                 strip_meta(managers, key)
                 times[key] = now
                 return _set_managed_fields(out, encode_managed_fields(managers, times, in_wire_order=key))
+            # Stored sets are in wire order: what the update leaves alone goes out shared, not copied.
+            wired = {k: vs.fields for k, vs in managers.items()} if from_live else None
             managers = self._update(live_obj, out, managers, times, key, schema, api_version, now, ignored_fields)
         except TypedError:
             # UpdateNoErrors: an object SMD cannot type keeps the ownership it had.
             return _set_managed_fields(out, list(live_entries or []))
-        return _set_managed_fields(out, encode_managed_fields(managers, times))
+        return _set_managed_fields(out, encode_managed_fields(managers, times, wired=wired))
 
     def _update(
         self, live: Mapping[str, Any], new: Mapping[str, Any], managers: Managers, times: Times,
@@ -178,7 +196,8 @@ class FieldManager:
         current = managers.pop(_CURRENT, None)
         if current is not None:
             previous = managers.get(key)
-            fields = current.fields if previous is None else union(current.fields, previous.fields)
+            # previous first: the union then keeps its (stored, wire-ordered) subtrees by identity
+            fields = current.fields if previous is None else union(previous.fields, current.fields)
             managers[key] = VersionedSet(fields, api_version, False)
             times[key] = now
         cap_update_managers(managers, times, self.max_update_managers)
@@ -203,7 +222,7 @@ class FieldManager:
         if isinstance(_managed_fields_of(patch), list):
             raise BadRequest.make("metadata.managedFields must be nil")
         try:
-            to_field_set(patch, schema, strict=True)
+            config_fields = to_field_set(patch, schema, strict=True)
         except TypedError as e:
             meta = patch.get("metadata")
             meta = meta if isinstance(meta, dict) else {}
@@ -221,7 +240,8 @@ class FieldManager:
         key = ManagerKey(manager or "unknown", "Apply", "", subresource)
         try:
             merged, managers = apply_managers(
-                live_obj, patch, managers, key, api_version, schema, force=force, ignored=ignored_fields
+                live_obj, patch, managers, key, api_version, schema, force=force, ignored=ignored_fields,
+                config_fields=config_fields,
             )
         except ApplyConflicts as c:
             raise conflict_error(c.conflicts) from None

@@ -1,9 +1,12 @@
-"""Schema-driven walks over JSON objects: field sets, comparison, apply merge and removal.
+"""Schema-driven walks over JSON objects: field sets, apply merge and removal.
 
-Ports ``sigs.k8s.io/structured-merge-diff/v6/typed`` (``tofieldset.go``, ``compare.go``,
-``merge.go`` with ``ruleKeepRHS``, ``remove.go``, ``helpers.go``) and
+Ports ``sigs.k8s.io/structured-merge-diff/v6/typed`` (``tofieldset.go``, ``merge.go`` with
+``ruleKeepRHS``, ``remove.go``, ``helpers.go``) and
 ``fieldpath.Set.EnsureNamedFieldsAreMembers``, on plain dicts described by
-:class:`kubelite.api.schema.Schema` instead of SMD's typed values.
+:class:`kubelite.api.schema.Schema` instead of SMD's typed values. These walks interpret the
+schema on every call; the per-write walks (``Compare``, a new object's fields, and ``ToFieldSet``
+itself) run on compiled nodes in :mod:`.compare`, and :func:`to_field_set` here is the reference
+they are tested against.
 
 Contract:
 - Inputs are never mutated. :func:`merge` returns a fresh object that shares nothing with either
@@ -36,11 +39,10 @@ from kubelite.apiserver.ssa.fieldpath import (
     key_pe,
     node,
     path_string,
-    pe_sort_key,
     value_pe,
 )
 
-__all__ = ["TypedError", "all_fields", "compare", "ensure_named_fields", "merge", "remove_items", "to_field_set"]
+__all__ = ["TypedError", "ensure_named_fields", "merge", "remove_items", "to_field_set"]
 
 _ABSENT: Any = object()  # a missing field or list item, as opposed to an explicit null
 _encode = msgspec.json.encode
@@ -284,161 +286,6 @@ def ensure_named_fields(fs: FieldSet, schema: Schema | None) -> FieldSet:
         if built is not None:
             out[pe] = built
     return out
-
-
-# --- Compare ---------------------------------------------------------------------------------------
-
-
-def compare(lhs: Mapping[str, Any], rhs: Mapping[str, Any], schema: Schema | None) -> tuple[FieldSet, FieldSet, FieldSet]:
-    """``TypedValue.Compare``: the (added, modified, removed) fields from ``lhs`` to ``rhs``.
-
-    Unlike :func:`to_field_set`, every granular map or list that appears or disappears is itself a
-    member of ``added``/``removed``, as upstream's compare walker records it.
-    """
-    a: FieldSet = {}
-    m: FieldSet = {}
-    r: FieldSet = {}
-    if lhs != rhs:
-        _cmp_map(lhs, rhs, schema, a, m, r, [])
-    return a, m, r
-
-
-def all_fields(obj: Mapping[str, Any], schema: Schema | None) -> FieldSet:
-    """``compare({}, obj)``'s added set (every path is a member), already in wire order."""
-    out: FieldSet = {}
-    _fill_all_fields(obj, _shape(schema), [], out)
-    return out
-
-
-def _fill_all_fields(v: Mapping[str, Any], sh: _Shape, path: list[str], out: FieldSet) -> None:
-    props = sh.props
-    elem = sh.elem
-    for k in sorted(v):
-        cv = v[k]
-        ct = type(cv)
-        if (ct is dict or ct is list) and cv:
-            out["f:" + k] = _all_paths(cv, props.get(k) or elem, path)
-        else:
-            out["f:" + k] = {}
-
-
-def _all_paths(v: Any, s: Schema | None, path: list[str]) -> FieldSet:
-    """The node for a value seen on one side only: every path below it is a member.
-
-    Hot on every create, so it builds the trie already in upstream's order ("." first, fields
-    sorted), which lets a create skip :func:`~.fieldpath.to_fields_v1`.
-    """
-    t = type(v)
-    if t is dict:
-        if not v:
-            return {}
-        sh = _shape(s)
-        if sh.atomic_map:
-            return {}
-        out: FieldSet = {".": {}}
-        _fill_all_fields(v, sh, path, out)
-        return out
-    if t is list and v:
-        sh = _shape(s)
-        lt = sh.list_type
-        if lt is None:
-            return {}
-        assert s is not None
-        _, by_pe = _index_items(v, lt, s, path)
-        out = {".": {}}
-        for pe in sorted(by_pe, key=pe_sort_key) if len(by_pe) > 1 else by_pe:
-            got = by_pe[pe]
-            out[pe] = {} if len(got) > 1 else _all_paths(got[0], sh.items, path)
-        return out
-    return {}
-
-
-def _mark(d: FieldSet, pe: str) -> None:
-    n = d.get(pe)
-    if n is None:
-        d[pe] = {}
-    elif not is_member(n):
-        d[pe] = {".": {}, **n}
-
-
-def _cmp(pe: str, lv: Any, rv: Any, s: Schema | None, a: FieldSet, m: FieldSet, r: FieldSet, path: list[str]) -> None:
-    if lv is _ABSENT:
-        a[pe] = _all_paths(rv, s, path)
-        return
-    if rv is _ABSENT:
-        r[pe] = _all_paths(lv, s, path)
-        return
-    if lv == rv:
-        return
-    ca: FieldSet = {}
-    cm: FieldSet = {}
-    cr: FieldSet = {}
-    if isinstance(lv, dict | None) and isinstance(rv, dict | None):
-        if (not lv and not rv) or _atomic_map(s):
-            m[pe] = {}
-            return
-        path.append(pe)
-        _cmp_map(lv or {}, rv or {}, s, ca, cm, cr, path)
-        path.pop()
-    elif isinstance(lv, list | None) and isinstance(rv, list | None):
-        lt = _granular_list_type(s)
-        if lt is None or (not lv and not rv):
-            m[pe] = {}
-            return
-        assert s is not None
-        path.append(pe)
-        _cmp_list(lv or [], rv or [], lt, s, ca, cm, cr, path)
-        path.pop()
-    else:
-        m[pe] = {}
-        return
-    if ca:
-        a[pe] = ca
-    if cm:
-        m[pe] = cm
-    if cr:
-        r[pe] = cr
-
-
-def _cmp_map(lm: Mapping[str, Any], rm: Mapping[str, Any], s: Schema | None, a: FieldSet, m: FieldSet, r: FieldSet, path: list[str]) -> None:
-    sh = _shape(s)
-    props = sh.props
-    ap = sh.elem
-    for k, lv in lm.items():
-        rv = rm.get(k, _ABSENT)
-        if rv is lv:
-            continue
-        cs = props.get(k) or ap
-        _cmp(field_pe(k), lv, rv, cs, a, m, r, path)
-    for k, rv in rm.items():
-        if k not in lm:
-            a[field_pe(k)] = _all_paths(rv, props.get(k) or ap, path)
-
-
-def _cmp_list(ll: list[Any], rl: list[Any], lt: str, s: Schema, a: FieldSet, m: FieldSet, r: FieldSet, path: list[str]) -> None:
-    lpes, lby = _index_items(ll, lt, s, path)
-    rpes, rby = _index_items(rl, lt, s, path)
-    items = _shape(s).items
-    seen: set[str] = set()
-    for pe in lpes + rpes:
-        if pe in seen:
-            continue
-        seen.add(pe)
-        lg = lby.get(pe, ())
-        rg = rby.get(pe, ())
-        if len(lg) <= 1 and len(rg) <= 1:
-            _cmp(pe, lg[0] if lg else _ABSENT, rg[0] if rg else _ABSENT, items, a, m, r, path)
-        elif len(lg) >= 2 and len(rg) >= 2:
-            if lg != rg:
-                _mark(m, pe)
-        elif len(lg) >= 2:
-            if rg:
-                _cmp(pe, _ABSENT, rg[0], items, a, m, r, path)
-            _mark(r, pe)
-        else:
-            if lg:
-                _cmp(pe, lg[0], _ABSENT, items, a, m, r, path)
-            _mark(a, pe)
 
 
 # --- Merge (ruleKeepRHS) ---------------------------------------------------------------------------

@@ -47,6 +47,7 @@ __all__ = [
     "paths",
     "pe_sort_key",
     "recursive_difference",
+    "rewire",
     "to_fields_v1",
     "union",
     "value_pe",
@@ -96,11 +97,24 @@ def field_pe(name: str) -> str:
     return "f:" + name
 
 
+# (key field, value) -> serialised element, for the one-key lists (containers, env, conditions)
+# whose few distinct keys recur on every write; bounded, since some keys (uids) never recur.
+_ONE_KEY_PES: dict[tuple[str, Any], str] = {}
+
+
 def key_pe(fields: Mapping[str, Any]) -> str:
     """An associative-list element, keyed by its key fields sorted by name (``value.FieldList.Sort``)."""
     if len(fields) == 1:
         ((k, v),) = fields.items()
-        return "k:{" + go_json(k) + ":" + go_json(v) + "}"
+        tv = type(v)
+        if tv is not str and tv is not int:  # never a bool or float: equal keys must print alike
+            return "k:{" + go_json(k) + ":" + go_json(v) + "}"
+        pe = _ONE_KEY_PES.get((k, v))
+        if pe is None:
+            if len(_ONE_KEY_PES) >= 8192:
+                _ONE_KEY_PES.clear()
+            pe = _ONE_KEY_PES[k, v] = "k:{" + go_json(k) + ":" + go_json(v) + "}"
+        return pe
     return "k:" + go_json(dict(fields))
 
 
@@ -283,23 +297,58 @@ def _children(n: FieldSet) -> FieldSet:
     return n
 
 
+def _as_member(n: FieldSet) -> FieldSet:
+    if not n or _SELF in n:
+        return n
+    out: FieldSet = {_SELF: {}}
+    out.update(n)
+    return out
+
+
+def _trimmed(n: FieldSet, member: bool) -> FieldSet | None:
+    """``n`` (which may still carry ".") as a node that is a member iff ``member``."""
+    if member:
+        return {} if _SELF in n and len(n) == 1 else _as_member(n)
+    if _SELF in n:
+        n = {k: v for k, v in n.items() if k != _SELF}
+    return n or None
+
+
+# The operations below iterate the (usually small) second operand and copy a level of the first only
+# when something in it changes, so untouched subtrees, and whole results, keep their identity.
+
+
 def union(a: FieldSet, b: FieldSet) -> FieldSet:
     if not a:
         return b
-    if not b:
+    if not b or a is b:
         return a
-    out = dict(a)
+    return _union_into(a, b)
+
+
+def _union_into(a: FieldSet, b: FieldSet) -> FieldSet:
+    out: FieldSet | None = None
     for k, bn in b.items():
-        an = a.get(k)
-        if an is None or an is bn:
-            out[k] = bn
-        elif k == _SELF:
+        if k == _SELF:
             continue
+        an = a.get(k)
+        if an is bn:
+            continue
+        if an is None:
+            n = bn
+        elif not bn:
+            n = _as_member(an)
+        elif not an:
+            n = _as_member(bn)
         else:
-            n = node(is_member(an) or is_member(bn), union(_children(an), _children(bn)))
-            assert n is not None
+            n = _union_into(an, bn)
+            if _SELF in bn:
+                n = _as_member(n)
+        if n is not an:
+            if out is None:
+                out = dict(a)
             out[k] = n
-    return out
+    return a if out is None else out
 
 
 def intersection(a: FieldSet, b: FieldSet) -> FieldSet:
@@ -312,7 +361,7 @@ def intersection(a: FieldSet, b: FieldSet) -> FieldSet:
         bn = b.get(k)
         if bn is None:
             continue
-        n = node(is_member(an) and is_member(bn), intersection(_children(an), _children(bn)))
+        n = node(is_member(an) and is_member(bn), intersection(an, bn))
         if n is not None:
             out[k] = n
     return out
@@ -321,36 +370,64 @@ def intersection(a: FieldSet, b: FieldSet) -> FieldSet:
 def difference(a: FieldSet, b: FieldSet) -> FieldSet:
     if not a or not b:
         return a
-    out: FieldSet = {}
-    for k, an in a.items():
+    return _difference_of(a, b)
+
+
+def _difference_of(a: FieldSet, b: FieldSet) -> FieldSet:
+    out: FieldSet | None = None
+    for k, bn in b.items():
         if k == _SELF:
             continue
-        bn = b.get(k)
-        if bn is None:
-            out[k] = an
+        an = a.get(k)
+        if an is None:
             continue
-        n = node(is_member(an) and not is_member(bn), difference(_children(an), _children(bn)))
-        if n is not None:
-            out[k] = n
-    return out
+        if not an:  # a leaf (the common case): gone if b has it as a member, else untouched
+            if bn and _SELF not in bn:
+                continue
+            member = False
+            kids = an
+        else:
+            member = _SELF in an and not is_member(bn)
+            kids = _difference_of(an, bn) if bn else an
+        n = kids if kids is an and member == is_member(an) else _trimmed(kids, member)
+        if n is not an:
+            if out is None:
+                out = dict(a)
+            if n is None:
+                del out[k]
+            else:
+                out[k] = n
+    return a if out is None else out
 
 
 def recursive_difference(a: FieldSet, b: FieldSet) -> FieldSet:
     """``Set.RecursiveDifference``: a member of ``b`` also removes everything below it from ``a``."""
     if not a or not b:
         return a
-    out: FieldSet = {}
-    for k, an in a.items():
+    return _recursive_difference_of(a, b)
+
+
+def _recursive_difference_of(a: FieldSet, b: FieldSet) -> FieldSet:
+    out: FieldSet | None = None
+    for k, bn in b.items():
         if k == _SELF:
             continue
-        bn = b.get(k)
-        if bn is None:
-            out[k] = an
-        elif not is_member(bn):
-            n = node(is_member(an), recursive_difference(_children(an), bn))
-            if n is not None:
+        an = a.get(k)
+        if an is None:
+            continue
+        if is_member(bn):
+            n = None
+        else:
+            kids = _recursive_difference_of(an, bn) if an else an
+            n = kids if kids is an else _trimmed(kids, is_member(an))
+        if n is not an:
+            if out is None:
+                out = dict(a)
+            if n is None:
+                del out[k]
+            else:
                 out[k] = n
-    return out
+    return a if out is None else out
 
 
 def paths(trie: FieldSet, prefix: tuple[str, ...] = ()) -> Iterator[list[str]]:
@@ -378,6 +455,40 @@ def to_fields_v1(trie: FieldSet) -> FieldSet:
     for k in _sorted_keys(trie):
         n = trie[k]
         out[k] = to_fields_v1(n) if n else {}
+    return out
+
+
+def rewire(trie: FieldSet, wired: FieldSet) -> FieldSet:
+    """``to_fields_v1(trie)``, sharing every subtree ``trie`` still holds of ``wired``.
+
+    ``wired`` must already be in serialisation order (a :func:`to_fields_v1` result, such as a
+    stored object's FieldsV1) and must not be mutated later. A set derived from it by this
+    module's operations only differs along the changed paths, so only those get copied and
+    sorted: the cost follows the change, not the size of the set.
+    """
+    if trie is wired:
+        return trie
+    out: FieldSet = {}
+    if not trie or (len(trie) == 1 and _SELF in trie):
+        return out
+    tk, wk = trie.keys(), wired.keys()
+    if tk == wk:  # same elements (C-fast set comparison): the stored order is the wire order
+        keys: list[str] = list(wk)
+    elif tk <= wk:
+        keys = [k for k in wk if k in trie]  # some removed: what is left keeps the stored order
+    else:
+        if _SELF in trie and len(trie) > 1:
+            out[_SELF] = {}
+        keys = _sorted_keys(trie)
+    for k in keys:
+        n = trie[k]
+        w = wired.get(k)
+        if n is w:
+            out[k] = n
+        elif not n:
+            out[k] = {}
+        else:
+            out[k] = rewire(n, w) if w is not None else to_fields_v1(n)
     return out
 
 

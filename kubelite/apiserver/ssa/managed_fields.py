@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from kubelite.api.schema import Schema
-from kubelite.apiserver.ssa.apply import compare, ensure_named_fields, merge, remove_items, to_field_set
+from kubelite.apiserver.ssa.apply import ensure_named_fields, merge, remove_items
+from kubelite.apiserver.ssa.compare import compare, to_field_set
 from kubelite.apiserver.ssa.fieldpath import (
     FieldSet,
     difference,
@@ -31,6 +32,7 @@ from kubelite.apiserver.ssa.fieldpath import (
     path_string,
     paths,
     recursive_difference,
+    rewire,
     to_fields_v1,
     union,
 )
@@ -113,22 +115,24 @@ def update_managers(
         modified = recursive_difference(modified, ignored)
         removed = recursive_difference(removed, ignored)
     changed = union(modified, added)
-    conflicts: dict[ManagerKey, FieldSet] = {}
-    if changed:
+    if changed and not force:
+        conflicts: dict[ManagerKey, FieldSet] = {}
         for key, vs in managers.items():
             if key != workflow:
                 c = intersection(vs.fields, changed)
                 if c:
                     conflicts[key] = c
-    if conflicts and not force:
-        raise ApplyConflicts(conflicts)
+        if conflicts:
+            raise ApplyConflicts(conflicts)
+    # Upstream takes each manager's conflicts (its share of ``changed``) and then ``removed`` away;
+    # as sets of member paths that is taking ``changed`` and ``removed`` away, and it needs no
+    # intersection per manager (forced or conflict-free, the result is the same).
+    gone = union(changed, removed)
     out: Managers = {}
     for key, vs in managers.items():
         fields = vs.fields
         if key != workflow:
-            if key in conflicts:
-                fields = difference(fields, conflicts[key])
-            fields = difference(fields, removed)
+            fields = difference(fields, gone)
         if fields:
             out[key] = vs if fields is vs.fields else vs._replace(fields=fields)
     return out, added, modified, removed
@@ -137,19 +141,24 @@ def update_managers(
 def apply_managers(
     live: Mapping[str, Any], config: Mapping[str, Any], managers: Managers, manager: ManagerKey,
     api_version: str, schema: Schema | None, *, force: bool, ignored: FieldSet | None,
+    config_fields: FieldSet | None = None,
 ) -> tuple[dict[str, Any], Managers]:
     """``Updater.Apply``: merge ``config`` into ``live``, record it, prune what the applier dropped.
 
-    ``config`` must already have passed ``to_field_set(config, schema, strict=True)``.
+    ``config`` must already have passed ``to_field_set(config, schema, strict=True)``; pass that
+    set as ``config_fields`` to save computing it again (a strict set without errors is the set).
     """
     merged = merge(live, config, schema)
     last = managers.get(manager)
-    fields = to_field_set(config, schema)
+    fields = to_field_set(config, schema) if config_fields is None else config_fields
     if ignored:
         fields = recursive_difference(fields, ignored)
     managers = dict(managers)
     managers[manager] = VersionedSet(fields, api_version, True)
-    if last is not None and last.fields:
+    # Pruning only removes what the applier owned last time and no longer sets; when it still sets
+    # all of it (a re-apply that changes values or adds fields), every path on the way to those
+    # fields is owned again, so nothing would be removed.
+    if last is not None and last.fields and difference(last.fields, fields):
         merged = _prune(merged, managers, last.fields, schema)
     managers, _, _, _ = update_managers(live, merged, managers, manager, schema, force=force, ignored=ignored)
     return merged, managers
@@ -229,7 +238,8 @@ def decode_managed_fields(entries: Any, *, trusted: bool) -> tuple[Managers, Tim
     """``DecodeManagedFields``; raises ValueError like upstream on a malformed entry.
 
     ``trusted`` entries come from a stored object (written by :func:`encode_managed_fields`) and
-    skip re-canonicalising their FieldsV1.
+    skip re-canonicalising their FieldsV1, which is then also in serialisation order (so it may be
+    passed on as ``wired`` to :func:`encode_managed_fields`).
     """
     managers: Managers = {}
     times: Times = {}
@@ -261,12 +271,16 @@ def decode_managed_fields(entries: Any, *, trusted: bool) -> tuple[Managers, Tim
 
 
 def encode_managed_fields(
-    managers: Managers, times: Times, *, in_wire_order: ManagerKey | None = None
+    managers: Managers, times: Times, *, in_wire_order: ManagerKey | None = None,
+    wired: Mapping[ManagerKey, FieldSet] | None = None,
 ) -> list[dict[str, Any]]:
     """``encodeManagedFields`` + ``sortEncodedManagedFields``: by operation, time, manager, ...
 
     ``in_wire_order`` names a manager whose set is freshly built in serialisation order and owned
-    by nobody else, so it goes out as is instead of through :func:`to_fields_v1`.
+    by nobody else, so it goes out as is instead of through :func:`to_fields_v1`. ``wired`` maps
+    managers to the stored sets (already in serialisation order) their current sets were derived
+    from: those go out through :func:`~.fieldpath.rewire`, sharing what did not change with the
+    stored sets instead of copying them.
     """
     order = sorted(
         managers,
@@ -287,7 +301,11 @@ def encode_managed_fields(
         if t:
             entry["time"] = t
         entry["fieldsType"] = "FieldsV1"
-        entry["fieldsV1"] = vs.fields if key == in_wire_order else to_fields_v1(vs.fields)
+        if key == in_wire_order:
+            entry["fieldsV1"] = vs.fields
+        else:
+            w = wired.get(key) if wired is not None else None
+            entry["fieldsV1"] = to_fields_v1(vs.fields) if w is None else rewire(vs.fields, w)
         if key.subresource:
             entry["subresource"] = key.subresource
         out.append(entry)

@@ -1,0 +1,269 @@
+"""The specialised managedFields paths agree exactly with the straightforward reference.
+
+Invariant: for any object history, :class:`FieldManager` returns the same object (same values *and*
+the same JSON bytes, so the same key order) as ``_reference.ReferenceFieldManager``, raises the same
+errors, and never mutates its inputs; the copy-on-write set algebra equals the copying one.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kubelite.api.schema import Schema, builtin_schemas
+from kubelite.apiserver.ssa import FieldManager, _reference
+from kubelite.apiserver.ssa import apply as slow
+from kubelite.apiserver.ssa.apply import TypedError
+from kubelite.apiserver.ssa.compare import all_fields, compare, to_field_set
+from kubelite.apiserver.ssa.fieldpath import difference, intersection, recursive_difference, union
+from kubelite.errors import ApiError
+
+_encode = msgspec.json.encode
+_decode = msgspec.json.decode
+POD = builtin_schemas().get("io.k8s.api.core.v1.Pod")
+DEPLOYMENT = builtin_schemas().get("io.k8s.api.apps.v1.Deployment")
+THING = Schema.of({
+    "type": "object",
+    "properties": {
+        "apiVersion": {"type": "string"},
+        "kind": {"type": "string"},
+        "metadata": {"type": "object", "properties": {
+            "name": {"type": "string"}, "uid": {"type": "string"},
+            "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+            "finalizers": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+        }},
+        "spec": {"type": "object", "properties": {
+            "set": {"type": "array", "items": {"type": "integer"}, "x-kubernetes-list-type": "set"},
+            "ports": {
+                "type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port", "protocol"],
+                "items": {"type": "object", "properties": {
+                    "port": {"type": "integer"}, "protocol": {"type": "string", "default": "TCP"},
+                    "name": {"type": "string"},
+                }},
+            },
+            "selector": {"type": "object", "x-kubernetes-map-type": "atomic"},
+            "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+        }},
+        "status": {"type": "object", "properties": {"phase": {"type": "string"}}},
+    },
+})
+MAIN_RESET: dict[str, Any] = {"f:status": {}}
+STATUS_RESET: dict[str, Any] = {"f:spec": {}, "f:metadata": {"f:labels": {}, "f:annotations": {}}}
+
+
+def _container(name: str, port: int) -> dict[str, Any]:
+    return {
+        "name": name, "image": f"{name}:1", "args": ["-v"],
+        "ports": [{"containerPort": port, "protocol": "TCP"}, {"containerPort": port + 1, "name": "m"}],
+        "env": [{"name": "A", "value": "1"}, {"name": "B", "valueFrom": {"fieldRef": {"fieldPath": "x"}}}],
+        "resources": {"requests": {"cpu": "1"}, "limits": {"cpu": "2"}},
+        "readinessProbe": {"httpGet": {"path": "/", "port": port}, "periodSeconds": 5},
+        "volumeMounts": [{"name": "v", "mountPath": "/v"}],
+    }
+
+
+def _pod() -> dict[str, Any]:
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ns", "uid": "u", "labels": {"app": "a"}, "finalizers": ["f1"],
+                     "ownerReferences": [{"apiVersion": "v1", "kind": "RS", "name": "r", "uid": "o1"}]},
+        "spec": {"containers": [_container("a", 80), _container("b", 90)],
+                 "volumes": [{"name": "v", "emptyDir": {}}],
+                 "tolerations": [{"key": "k", "operator": "Exists"}], "nodeSelector": {"d": "1"}},
+        "status": {"phase": "Running",
+                   "conditions": [{"type": "Ready", "status": "True"}, {"type": "Initialized", "status": "True"}],
+                   "containerStatuses": [{"name": "a", "ready": True, "state": {"running": {}}}]},
+    }
+
+
+def _deployment() -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "ns", "uid": "u"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "a"}},
+                 "template": {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [_container("a", 80)]}}},
+    }
+
+
+def _thing() -> dict[str, Any]:
+    return {
+        "apiVersion": "v1", "kind": "Thing", "metadata": {"name": "t", "uid": "u", "labels": {"x": "1"}},
+        "spec": {"set": [1, 2, 3], "ports": [{"port": 80}, {"port": 80, "protocol": "UDP", "name": "u"}],
+                 "selector": {"a": {"b": 1}}, "free": {"a": {"b": [1, {"c": 2}]}, "n": None}},
+    }
+
+
+KINDS = [("v1", POD, _pod), ("apps/v1", DEPLOYMENT, _deployment), ("v1", THING, _thing)]
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["", "a", "b", "TCP", "UDP", "<&>"]))
+KEYS = st.sampled_from(["name", "type", "a", "b", "port", "protocol", "value", "containerPort", "status", "x"])
+
+
+def _paths(v: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(v, dict):
+        for k, c in v.items():
+            out.extend(_paths(c, (*prefix, k)))
+    elif isinstance(v, list):
+        for i, c in enumerate(v):
+            out.extend(_paths(c, (*prefix, i)))
+    return out
+
+
+def _mutate(data: st.DataObject, obj: dict[str, Any]) -> dict[str, Any]:
+    """A few random edits: replace, delete, duplicate or add anywhere in the object."""
+    obj = copy.deepcopy(obj)
+    for _ in range(data.draw(st.integers(1, 4))):
+        # the apiserver guarantees apiVersion, kind and a metadata dict; managedFields are drawn apart
+        paths = [p for p in _paths(obj) if (len(p) > 1 and p[:2] != ("metadata", "managedFields"))
+                 or p in (("spec",), ("status",))]
+        if not paths:
+            break
+        path = data.draw(st.sampled_from(paths))
+        parent: Any = obj
+        for p in path[:-1]:
+            parent = parent[p]
+        last = path[-1]
+        op = data.draw(st.sampled_from(["scalar", "delete", "empty", "dup", "add", "retag"]))
+        if op == "scalar":
+            parent[last] = data.draw(SCALARS)
+        elif op == "delete":
+            del parent[last]
+        elif op == "empty":
+            parent[last] = data.draw(st.sampled_from([{}, [], None]))
+        elif op == "dup" and isinstance(parent, list):
+            parent.insert(last, copy.deepcopy(parent[last]))
+        elif op == "add" and isinstance(parent[last], dict):
+            parent[last][data.draw(KEYS)] = data.draw(st.one_of(SCALARS, st.dictionaries(KEYS, SCALARS, max_size=2)))
+        elif op == "retag" and isinstance(parent[last], dict) and parent[last]:
+            key = data.draw(st.sampled_from(sorted(parent[last])))
+            parent[last][key] = data.draw(SCALARS)
+    return obj
+
+
+def _same(fast: Any, ref: Any) -> None:
+    assert fast == ref
+    assert _encode(fast) == _encode(ref)  # same key order too: the stored bytes are identical
+
+
+def _outcome(fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except TypedError as e:
+        return ["TypedError", e.text()]
+
+
+def _run(fn: Any, *args: Any, **kw: Any) -> Any:
+    try:
+        return fn(*args, **kw)
+    except ApiError as e:
+        return [type(e).__name__, e.message, [[c.reason, c.message, c.field] for c in e.causes]]
+    except TypedError as e:  # escapes apply's before-first-apply step (in the reference too)
+        return ["TypedError", e.text()]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_histories_match_the_reference(data: st.DataObject) -> None:
+    api_version, schema, make = data.draw(st.sampled_from(KINDS))
+    fast, ref = FieldManager(max_update_managers=3), _reference.ReferenceFieldManager(max_update_managers=3)
+    live: dict[str, Any] | None = None
+    obj = make()
+    for step in range(data.draw(st.integers(1, 6))):
+        now = f"2024-01-01T00:00:{step:02d}Z"
+        manager = data.draw(st.sampled_from(["kubelet", "ctl", "kubectl", ""]))
+        new = _mutate(data, obj) if step else obj
+        if live is not None:
+            meta = new.setdefault("metadata", {})
+            choice = data.draw(st.sampled_from(["live", "absent", "reset", "edited"]))
+            if choice == "live":
+                meta["managedFields"] = copy.deepcopy(live["metadata"].get("managedFields"))
+            elif choice == "reset":
+                meta["managedFields"] = []
+            elif choice == "edited" and live["metadata"].get("managedFields"):
+                entries = copy.deepcopy(live["metadata"]["managedFields"])
+                entries[0]["manager"] = "other"
+                meta["managedFields"] = entries
+            else:
+                meta.pop("managedFields", None)
+        if data.draw(st.booleans()):
+            sub = data.draw(st.sampled_from(["", "status"])) if live is not None else ""
+            ignored = STATUS_RESET if sub else data.draw(st.sampled_from([MAIN_RESET, None]))
+            args = (copy.deepcopy(live), copy.deepcopy(new))
+            kw = {"manager": manager, "schema": schema, "api_version": api_version, "now": now,
+                  "subresource": sub, "ignored_fields": ignored}
+            got = _run(fast.update, *args, **kw)
+            assert args == (live, new)  # inputs untouched
+            want = _run(ref.update, copy.deepcopy(live), copy.deepcopy(new), **kw)
+        else:
+            patch = copy.deepcopy(new)
+            patch.get("metadata", {}).pop("managedFields", None)
+            kw = {"manager": manager or "m", "schema": schema, "api_version": api_version, "now": now,
+                  "force": data.draw(st.booleans()), "ignored_fields": MAIN_RESET}
+            got = _run(fast.apply, copy.deepcopy(live), patch, **kw)
+            want = _run(ref.apply, copy.deepcopy(live), copy.deepcopy(patch), **kw)
+        _same(got, want)
+        if isinstance(got, dict):
+            live = _decode(_encode(got))  # what the store hands the next request
+            obj = {k: v for k, v in live.items()}
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_field_set_walks_match_the_reference(data: st.DataObject) -> None:
+    _, schema, make = data.draw(st.sampled_from(KINDS))
+    lhs = _mutate(data, make())
+    rhs = _mutate(data, lhs)
+    for fn, ref_fn, args in [(compare, _reference.compare, (lhs, rhs, schema)),
+                             (all_fields, _reference.all_fields, (rhs, schema)),
+                             (to_field_set, slow.to_field_set, (rhs, schema)),
+                             (functools.partial(to_field_set, strict=True),
+                              functools.partial(slow.to_field_set, strict=True), (rhs, schema))]:
+        _same(_outcome(fn, *args), _outcome(ref_fn, *args))
+
+
+_PES = ["f:a", "f:b", "f:c", 'k:{"name":"x"}', "v:1", "i:0"]
+
+
+@st.composite
+def _tries(draw: st.DrawFn, depth: int = 3) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if depth == 0:
+        return out
+    for pe in draw(st.lists(st.sampled_from(_PES), max_size=3, unique=True)):
+        child: dict[str, Any] = draw(_tries(depth - 1))
+        member: bool = draw(st.booleans())
+        if child and member:
+            child = {".": {}, **child}
+        out[pe] = child
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=_tries(), b=_tries())
+def test_set_algebra_matches_the_reference(a: dict[str, Any], b: dict[str, Any]) -> None:
+    before = copy.deepcopy((a, b))
+    for fn, ref_fn in [(union, _reference.union), (intersection, _reference.intersection),
+                       (difference, _reference.difference), (recursive_difference, _reference.recursive_difference)]:
+        assert fn(a, b) == ref_fn(a, b), fn.__name__
+    assert (a, b) == before
+
+
+@pytest.mark.parametrize(
+    ("lhs", "rhs"),
+    [
+        ([{"port": 1}], [{"port": 1}, {"port": 1, "name": "x"}]),
+        ([{"port": 1}, {"port": 1, "name": "x"}], [{"port": 1, "name": "y"}]),
+        ([{"port": 1}, {"port": 1}], [{"port": 1}, {"port": 1, "name": "x"}]),
+        ([{"port": 1}, {"port": 1}], [{"port": 1}, {"port": 1}, {"port": 2}]),
+        ([{"port": 1}, {"port": 1}], []),
+    ],
+    ids=["dup-appears", "dup-disappears", "dups-change", "dups-kept", "dups-removed"],
+)
+def test_compare_duplicate_keys_matches_the_reference(lhs: list[Any], rhs: list[Any]) -> None:
+    a, b = {"spec": {"ports": lhs}}, {"spec": {"ports": rhs}}
+    _same(compare(a, b, THING), _reference.compare(a, b, THING))
