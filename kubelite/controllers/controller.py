@@ -11,20 +11,24 @@ Guarantees (controller-runtime ``pkg/internal/controller`` on client-go's workqu
 - :meth:`stop` drops everything in memory (queue, backoff, pending retries) as a crashed process would;
   :meth:`run` afterwards starts from scratch: handlers are registered again and the informer replays its
   cache as adds, so a restarted controller converges from the current state alone.
+
+Hot path (issue #3): the informer calls one closure per event, built once per watch for its number of
+predicates (none: straight to the handler); a worker takes ready requests without suspending and runs
+``reconcile_handler``'s steps inline, awaiting the user's coroutine directly (no wrapper coroutines).
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
 import structlog
 
 from kubelite.clock import Clock
-from kubelite.controllers.handler import EventHandler
+from kubelite.controllers.handler import Enqueue, EventHandler
 from kubelite.controllers.predicate import Predicate
 from kubelite.controllers.reconcile import Reconciler, Request, Result, TerminalError, as_reconciler
 from kubelite.informer import (
@@ -62,6 +66,54 @@ class _Watch:
         self.registration: Registration | None = None
 
 
+def _event_handler(handler: EventHandler, preds: tuple[Predicate, ...], enqueue: Enqueue) -> ResourceEventHandlerFuncs:
+    """The informer-side handler of one watch: predicates (all must pass), then ``handler``. Specialised
+    on the number of predicates, so the common cases cost one closure call and no generator."""
+    create, update, delete = handler.create, handler.update, handler.delete
+    if not preds:
+        def on_add(obj: Any, is_in_initial_list: bool) -> None:
+            create(obj, enqueue)
+
+        def on_update(old: Any, new: Any) -> None:
+            update(old, new, enqueue)
+
+        def on_delete(obj: Any) -> None:
+            delete(obj, enqueue)
+    elif len(preds) == 1:
+        p_create, p_update, p_delete = preds[0].create, preds[0].update, preds[0].delete
+
+        def on_add(obj: Any, is_in_initial_list: bool) -> None:
+            if p_create(obj):
+                create(obj, enqueue)
+
+        def on_update(old: Any, new: Any) -> None:
+            if p_update(old, new):
+                update(old, new, enqueue)
+
+        def on_delete(obj: Any) -> None:
+            if p_delete(obj):
+                delete(obj, enqueue)
+    else:
+        def on_add(obj: Any, is_in_initial_list: bool) -> None:
+            for p in preds:
+                if not p.create(obj):
+                    return
+            create(obj, enqueue)
+
+        def on_update(old: Any, new: Any) -> None:
+            for p in preds:
+                if not p.update(old, new):
+                    return
+            update(old, new, enqueue)
+
+        def on_delete(obj: Any) -> None:
+            for p in preds:
+                if not p.delete(obj):
+                    return
+            delete(obj, enqueue)
+    return ResourceEventHandlerFuncs(on_add=on_add, on_update=on_update, on_delete=on_delete)
+
+
 class Controller:
     """See the module docstring. Build with :meth:`kubelite.controllers.Manager.controller` or directly."""
 
@@ -71,7 +123,7 @@ class Controller:
         recover_panic: bool = True,
     ) -> None:
         self.name = name
-        self.reconciler = as_reconciler(reconciler)
+        self.set_reconciler(reconciler)
         self.clock = clock
         self.rng = rng
         self.max_concurrent_reconciles = max_concurrent_reconciles
@@ -83,6 +135,24 @@ class Controller:
         self.running = False
         self._reconciles = self._errors = self._terminal = self._requeues = self._requeues_after = 0
         self._active = 0
+
+    @property
+    def reconciler(self) -> Reconciler:
+        return self._reconciler
+
+    @reconciler.setter
+    def reconciler(self, reconciler: Reconciler) -> None:
+        self.set_reconciler(reconciler)
+
+    def set_reconciler(self, reconciler: Reconciler | Callable[..., Any]) -> None:
+        """Replace the reconciler (a :class:`Reconciler` or an ``async def reconcile(request)``)."""
+        self._reconciler = as_reconciler(reconciler)
+        # What a reconcile awaits: the user's own coroutine function when one was given, so no wrapper
+        # coroutine runs per reconcile.
+        direct = reconciler is not self._reconciler and callable(reconciler)
+        self._reconcile: Callable[[Request], Awaitable[Result | None]] = (
+            reconciler if direct else self._reconciler.reconcile  # type: ignore[assignment]
+        )
 
     def _new_queue(self) -> RateLimitingQueue[Request]:
         limiter = self._rate_limiter_factory() if self._rate_limiter_factory is not None else None
@@ -97,25 +167,7 @@ class Controller:
             self._register(w)
 
     def _register(self, w: _Watch) -> None:
-        enqueue = self.queue.add
-        preds = w.predicates
-        handler = w.handler
-
-        def on_add(obj: Any, is_in_initial_list: bool) -> None:
-            if all(p.create(obj) for p in preds):
-                handler.create(obj, enqueue)
-
-        def on_update(old: Any, new: Any) -> None:
-            if all(p.update(old, new) for p in preds):
-                handler.update(old, new, enqueue)
-
-        def on_delete(obj: Any) -> None:
-            if all(p.delete(obj) for p in preds):
-                handler.delete(obj, enqueue)
-
-        w.registration = w.informer.add_event_handler(
-            ResourceEventHandlerFuncs(on_add=on_add, on_update=on_update, on_delete=on_delete)
-        )
+        w.registration = w.informer.add_event_handler(_event_handler(w.handler, w.predicates, self.queue.add))
 
     # --- running ---
     async def run(self) -> None:
@@ -152,45 +204,84 @@ class Controller:
         self.running = False
 
     async def _worker(self) -> None:
+        # reconcile_handler inlined: per request, no coroutine besides the user's own, and no
+        # suspension to take a request that is already queued.
         queue = self.queue
+        get_nowait, get, done, forget = queue.get_nowait, queue.get, queue.done, queue.forget
+        name = self.name
+        set_context, reset_context = reconcile_context.set, reconcile_context.reset
         while True:
             try:
-                req = await queue.get()
+                req = get_nowait()
+                if req is None:
+                    req = await get()
             except ShutDown:
                 return
+            self._reconciles += 1
+            self._active += 1
+            token = set_context((name, req, self._reconciles))
             try:
-                await self.reconcile_handler(req)
+                result = await self._reconcile(req)
+            except Exception as e:
+                try:
+                    self._failed(req, e)
+                finally:
+                    self._active -= 1
+                    reset_context(token)
+                    done(req)
+                continue
+            except BaseException:  # cancelled: clean up like reconcile_handler's finally, then go
+                self._active -= 1
+                reset_context(token)
+                done(req)
+                raise
+            self._active -= 1
+            reset_context(token)
+            try:
+                if result is None:
+                    forget(req)
+                else:
+                    self._succeeded(req, result)
             finally:
-                queue.done(req)
+                done(req)
 
     async def reconcile_handler(self, req: Request) -> None:
-        """Run one reconcile and map its outcome to the queue (controller-runtime ``reconcileHandler``)."""
-        queue = self.queue
+        """Run one reconcile and map its outcome to the queue (controller-runtime ``reconcileHandler``).
+        The workers run these same steps inline."""
         self._reconciles += 1
         self._active += 1
         token = reconcile_context.set((self.name, req, self._reconciles))
         try:
             try:
-                result = await self.reconciler.reconcile(req)
+                result = await self._reconcile(req)
             except asyncio.CancelledError:
                 raise
-            except TerminalError as e:
-                self._terminal += 1
-                queue.forget(req)
-                log.warning("reconcile_terminal_error", error=str(e))
-                return
             except Exception as e:
-                if not self.recover_panic:
-                    raise
-                self._errors += 1
-                queue.add_rate_limited(req)
-                log.info("reconcile_error", error=f"{type(e).__name__}: {e}")
+                self._failed(req, e)
                 return
         finally:
             self._active -= 1
             reconcile_context.reset(token)
         if result is None:
-            result = Result()
+            self.queue.forget(req)
+        else:
+            self._succeeded(req, result)
+
+    def _failed(self, req: Request, e: Exception) -> None:
+        """A reconcile raised ``e`` (called while its log context is still set)."""
+        if isinstance(e, TerminalError):
+            self._terminal += 1
+            self.queue.forget(req)
+            log.warning("reconcile_terminal_error", error=str(e))
+            return
+        if not self.recover_panic:
+            raise e
+        self._errors += 1
+        self.queue.add_rate_limited(req)
+        log.info("reconcile_error", error=f"{type(e).__name__}: {e}")
+
+    def _succeeded(self, req: Request, result: Result) -> None:
+        queue = self.queue
         if result.requeue_after > 0:
             self._requeues_after += 1
             queue.forget(req)

@@ -6,6 +6,10 @@
 - :class:`EnqueueRequestsFromMapFunc`: whatever requests a function returns for the object.
 Handlers see the informer cache's objects and must not mutate them. ``DeletedFinalStateUnknown``
 tombstones are unwrapped to the last known object.
+
+:class:`EnqueueRequestForObject` runs once per event of every primary watch: it reads the two metadata
+fields it needs directly (Struct or dict) and builds the :class:`Request` without the NamedTuple's
+Python-level ``__new__``.
 """
 
 from __future__ import annotations
@@ -24,10 +28,31 @@ __all__ = [
     "EnqueueRequestsFromMapFunc",
     "EventHandler",
     "owner_references",
+    "request_for",
     "unwrap",
 ]
 
 Enqueue = Callable[[Request], None]
+
+_tuple_new = tuple.__new__
+_EMPTY: dict[str, Any] = {}
+
+
+def request_for(obj: Any) -> Request:
+    """The request naming ``obj`` (a Struct, a dict or a tombstone): its namespace ("" if none) and name."""
+    if isinstance(obj, DeletedFinalStateUnknown):
+        obj = obj.obj
+    if isinstance(obj, dict):
+        m = obj.get("metadata") or _EMPTY
+        ns, name = m.get("namespace") or "", m.get("name") or ""
+    else:
+        meta = obj.metadata
+        if meta is None:
+            ns = name = ""
+        else:
+            ns, name = meta.namespace or "", meta.name or ""
+    # what Request(ns, name) does, minus namedtuple's generated __new__ frame
+    return _tuple_new(Request, (ns, name))
 
 
 def unwrap(obj: Any) -> Any:
@@ -53,19 +78,14 @@ class EventHandler(Protocol):
 
 
 class EnqueueRequestForObject:
-    @staticmethod
-    def _request(obj: Any) -> Request:
-        m = meta_of(unwrap(obj))
-        return Request(m.namespace or "", m.name)
-
     def create(self, obj: Any, enqueue: Enqueue) -> None:
-        enqueue(self._request(obj))
+        enqueue(request_for(obj))
 
     def update(self, old: Any, new: Any, enqueue: Enqueue) -> None:
-        enqueue(self._request(new))
+        enqueue(request_for(new))
 
     def delete(self, obj: Any, enqueue: Enqueue) -> None:
-        enqueue(self._request(obj))
+        enqueue(request_for(obj))
 
 
 class EnqueueRequestForOwner:

@@ -75,7 +75,7 @@ class Builder:
     def watches(
         self, resource: Any, handler: EventHandler | Callable[[Any], Iterable[Request]], *predicates: Predicate,
     ) -> Builder:
-        h: EventHandler = handler if hasattr(handler, "create") else EnqueueRequestsFromMapFunc(handler)  # type: ignore[assignment,arg-type]
+        h: EventHandler = handler if hasattr(handler, "create") else EnqueueRequestsFromMapFunc(handler)  # type: ignore[assignment]
         self._watches.append((resource, h, predicates))
         return self
 
@@ -217,7 +217,7 @@ class Manager:
             await asyncio.gather(t, return_exceptions=True)
         factory = self._factories.get(name)
         if factory is not None:
-            self.controllers[name].reconciler = Controller(name, factory(), clock=self.clock, rng=self.rng).reconciler
+            self.controllers[name].set_reconciler(factory())
 
     def restart_controller(self, name: str) -> None:
         self._start_controller(self.controllers[name])

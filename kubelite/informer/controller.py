@@ -10,6 +10,9 @@ Contract:
 - :class:`Controller` runs the reflector as a task and drains the queue in its own task: every popped
   key is processed synchronously (no await between pop and the end of processing), so the cache and
   the notifications can never interleave with another key's. ``has_synced`` is the queue's.
+- The loop wakes once per batch, not once per change: it processes everything queued, then waits
+  for the queue's ``notify``. With ``keyed_process`` it uses :meth:`DeltaFIFO.drain` (the key computed
+  when the change was queued is passed along, no per-change records); otherwise :meth:`DeltaFIFO.pop`.
 - Stopping (cancelling :meth:`Controller.run`) cancels the reflector and closes the queue.
 """
 
@@ -22,7 +25,7 @@ from typing import Any, Protocol
 
 import structlog
 
-from kubelite.informer.delta_fifo import DeltaFIFO, Deltas, DeltaType
+from kubelite.informer.delta_fifo import DeltaFIFO, Deltas, DeltaType, KeyedProcessFunc
 from kubelite.informer.reflector import Reflector
 
 __all__ = ["Controller", "DeltaHandler", "process_deltas"]
@@ -54,9 +57,8 @@ class DeltaHandler(Protocol):
 
 def process_deltas(handler: DeltaHandler, client_state: ClientState, deltas: Deltas, is_in_initial_list: bool) -> None:
     """See the module docstring (upstream ``processDeltas``)."""
-    for d in deltas:
-        obj = d.object
-        if d.type is _DELETED:
+    for typ, obj in deltas:
+        if typ is _DELETED:
             client_state.delete(obj)
             handler.on_delete(obj)
             continue
@@ -70,12 +72,17 @@ def process_deltas(handler: DeltaHandler, client_state: ClientState, deltas: Del
 
 
 class Controller:
-    """Reflector + pop loop over one DeltaFIFO. ``process`` is called for every popped key."""
+    """Reflector + pop loop over one DeltaFIFO. ``process`` is called for every popped key, or
+    ``keyed_process`` (see :meth:`DeltaFIFO.drain`) instead when it is given."""
 
-    def __init__(self, queue: DeltaFIFO, reflector: Reflector, process: Callable[[Deltas, bool], None]) -> None:
+    def __init__(
+        self, queue: DeltaFIFO, reflector: Reflector, process: Callable[[Deltas, bool], None], *,
+        keyed_process: KeyedProcessFunc | None = None,
+    ) -> None:
         self.queue = queue
         self.reflector = reflector
         self.process = process
+        self.keyed_process = keyed_process
         self._ready = asyncio.Event()
         queue.notify = self._ready.set
 
@@ -100,15 +107,22 @@ class Controller:
                 await reflector
             self.queue.close()
 
+    def _log_error(self, err: BaseException) -> None:
+        # upstream processLoop logs and keeps going
+        log.error("process_deltas_failed", reflector=self.reflector.name, error=repr(err))
+
     async def _process_loop(self, reflector: asyncio.Task[None]) -> None:
-        queue, process, ready = self.queue, self.process, self._ready
-        pop = queue.pop
+        queue, process, keyed, ready = self.queue, self.process, self.keyed_process, self._ready
+        pop, drain, log_error = queue.pop, queue.drain, self._log_error
         while True:
-            while len(queue):
-                try:
-                    pop(process)
-                except Exception as err:  # upstream processLoop logs and keeps going
-                    log.error("process_deltas_failed", reflector=self.reflector.name, error=repr(err))
+            if keyed is not None:
+                drain(keyed, log_error)
+            else:
+                while len(queue):
+                    try:
+                        pop(process)
+                    except Exception as err:
+                        log_error(err)
             if reflector.done():
                 reflector.result()
                 return

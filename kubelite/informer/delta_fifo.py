@@ -20,6 +20,14 @@ Contract (upstream's, restated):
   ``notify`` callback, called whenever a key joins the queue.
 
 The objects inside deltas are shared with the consumer's cache; nobody may mutate them.
+
+Two consumer interfaces. :meth:`DeltaFIFO.pop` is upstream's: one key at a time, its changes as
+:class:`Delta` records. :meth:`DeltaFIFO.drain` is the informer's hot path: it pops every queued key
+in one call and hands ``process`` the key (computed once, when the change was queued) and the queue's
+own flat list ``[type0, object0, type1, object1, ...]``, so a change costs no record and no pair: with
+thousands of changes queued at once, every container allocated per change lives until it is popped
+and is traversed by each garbage collection meanwhile. Both give the same
+order, the same ``is_in_initial_list`` and the same ``has_synced`` bookkeeping.
 """
 
 from __future__ import annotations
@@ -43,6 +51,8 @@ __all__ = [
     "DeltaType",
     "Deltas",
     "FIFOClosedError",
+    "KeyedProcessFunc",
+    "RawDeltas",
     "RequeueError",
 ]
 
@@ -66,6 +76,8 @@ class Delta(NamedTuple):
 
 #: Changes to one object, oldest first; never empty while queued.
 Deltas = list[Delta]
+#: The queue's own form of Deltas, flat: ``[type0, object0, type1, object1, ...]``, oldest first.
+RawDeltas = list[Any]
 
 _ADDED, _UPDATED, _DELETED, _REPLACED, _SYNC = (
     DeltaType.ADDED, DeltaType.UPDATED, DeltaType.DELETED, DeltaType.REPLACED, DeltaType.SYNC,
@@ -89,6 +101,12 @@ class RequeueError(Exception):
 
 
 PopProcessFunc = Callable[[Deltas, bool], None]
+#: ``process(key, raw_deltas, is_in_initial_list)`` for :meth:`DeltaFIFO.drain`.
+KeyedProcessFunc = Callable[[str, RawDeltas, bool], None]
+
+
+def _as_deltas(raw: RawDeltas) -> Deltas:
+    return [Delta(raw[i], raw[i + 1]) for i in range(0, len(raw), 2)]
 
 
 class DeltaFIFO:
@@ -99,7 +117,7 @@ class DeltaFIFO:
         emit_delta_type_replaced: bool = False, notify: Callable[[], None] | None = None,
     ) -> None:
         # Invariant: a key is in `_queue` iff it is in `_items`, and its Deltas are non-empty.
-        self._items: dict[str, Deltas] = {}
+        self._items: dict[str, RawDeltas] = {}
         self._queue: deque[str] = deque()
         # True once the first replace() was queued, or an add/update/delete came first.
         self._populated = False
@@ -118,7 +136,7 @@ class DeltaFIFO:
         if isinstance(obj, list):
             if not obj:
                 raise ValueError("0 length Deltas object; can't get key")
-            obj = obj[-1].object
+            obj = obj[-1][1]
         if isinstance(obj, DeletedFinalStateUnknown):
             return obj.key
         return self.key_func(obj)
@@ -137,15 +155,33 @@ class DeltaFIFO:
             self._check_synced()
 
     # --- producer side ---
+    # add and update are the reflector's per-event calls: they inline _queue_action (ADDED and UPDATED
+    # never collapse, so they only append) and compute the key exactly once.
     def add(self, obj: Any) -> None:
         if not self._populated:
             self._mark_populated()
-        self._queue_action(_ADDED, obj, self.key_func(obj))
+        key = self.key_func(obj)
+        deltas = self._items.get(key)
+        if deltas is not None:
+            deltas += (_ADDED, obj)
+            return
+        self._items[key] = [_ADDED, obj]
+        self._queue.append(key)
+        if self.notify is not None:
+            self.notify()
 
     def update(self, obj: Any) -> None:
         if not self._populated:
             self._mark_populated()
-        self._queue_action(_UPDATED, obj, self.key_func(obj))
+        key = self.key_func(obj)
+        deltas = self._items.get(key)
+        if deltas is not None:
+            deltas += (_UPDATED, obj)
+            return
+        self._items[key] = [_UPDATED, obj]
+        self._queue.append(key)
+        if self.notify is not None:
+            self.notify()
 
     def delete(self, obj: Any) -> None:
         """Queue a deletion, unless the object is neither queued nor known (already reported, e.g. by a
@@ -160,49 +196,52 @@ class DeltaFIFO:
 
     def add_if_not_present(self, deltas: Deltas) -> None:
         """Put popped Deltas back, unless the key was queued again since (newer news wins)."""
+        self._requeue(self.key_of(deltas), [x for d in deltas for x in d])
+
+    def _requeue(self, key: str, raw: RawDeltas) -> None:
         self._populated = True
-        key = self.key_of(deltas)
         if key in self._items:
             return
-        self._items[key] = deltas
+        self._items[key] = raw
         self._queue.append(key)
         if self.notify is not None:
             self.notify()
 
-    def _queue_action(self, action: DeltaType, obj: Any, key: str | None = None) -> None:
-        if key is None:
-            key = self.key_of(obj)
+    def _queue_action(self, action: DeltaType, obj: Any, key: str) -> None:
         deltas = self._items.get(key)
         if deltas is None:
-            self._items[key] = [Delta(action, obj)]
+            self._items[key] = [action, obj]
             self._queue.append(key)
             if self.notify is not None:
                 self.notify()
             return
         # dedupDeltas: of two consecutive deletions keep the one that knows more.
-        if action is _DELETED and deltas[-1].type is _DELETED:
-            if isinstance(deltas[-1].object, DeletedFinalStateUnknown):
-                deltas[-1] = Delta(action, obj)
+        if action is _DELETED and deltas[-2] is _DELETED:
+            if isinstance(deltas[-1], DeletedFinalStateUnknown):
+                deltas[-1] = obj
             return
-        deltas.append(Delta(action, obj))
+        deltas += (action, obj)
 
     def replace(self, items: Iterable[Any], resource_version: str = "") -> None:
         """Queue ``Replaced`` (or ``Sync``) for every listed object, then a tombstone deletion for every
         queued or known key that is not in the list. ``resource_version`` is informational."""
         action = _REPLACED if self.emit_delta_type_replaced else _SYNC
+        # Keys queued before this replace, in queue order: the only candidates for the deletions below
+        # (every key queued by the loop is in `keys`), so a cold start with an empty queue skips them.
+        queued_before = list(self._items) if self._items else []
         keys: set[str] = set()
-        key_of = self.key_of
+        key_func, queue_action = self.key_func, self._queue_action
         for obj in items:
-            key = key_of(obj)
+            key = obj.key if isinstance(obj, DeletedFinalStateUnknown) else key_func(obj)
             keys.add(key)
-            self._queue_action(action, obj, key)
+            queue_action(action, obj, key)
 
         queued_deletions = 0
         # Deletions among queued items (dict order: deterministic).
-        for key, deltas in list(self._items.items()):
+        for key in queued_before:
             if key in keys:
                 continue
-            last = deltas[-1].object
+            last = self._items[key][-1]
             if isinstance(last, DeletedFinalStateUnknown):
                 last = last.obj
             queued_deletions += 1
@@ -264,8 +303,9 @@ class DeltaFIFO:
         key = self._queue.popleft()
         if self._initial_population_count > 0:
             self._initial_population_count -= 1
-            self._check_synced()
-        deltas = self._items.pop(key)
+            if self._initial_population_count == 0:
+                self._check_synced()
+        deltas = _as_deltas(self._items.pop(key))
         try:
             process(deltas, is_in_initial_list)
         except RequeueError as e:
@@ -274,10 +314,42 @@ class DeltaFIFO:
                 raise e.err from None
         return deltas
 
+    def drain(self, process: KeyedProcessFunc, on_error: Callable[[BaseException], None]) -> int:
+        """Pop every queued key, oldest first, until the queue is empty (keys queued meanwhile, e.g. by
+        ``process`` itself, included) and call ``process(key, raw_deltas, is_in_initial_list)`` for each;
+        return how many were popped. Never waits and never raises :class:`FIFOClosedError`.
+
+        Per key this is :meth:`pop` exactly, except that ``process`` gets the queue's key and its flat
+        :data:`RawDeltas` list (it owns that list from now on), and that an exception is handed to
+        ``on_error`` instead of ending the call: a :class:`RequeueError` puts the key back (its ``err``,
+        if any, goes to ``on_error``); any other exception drops the key, as upstream's processLoop.
+        """
+        queue, items = self._queue, self._items
+        popleft, take = queue.popleft, items.pop
+        n = 0
+        while queue:
+            is_in_initial_list = not self._synced
+            key = popleft()
+            if self._initial_population_count > 0:
+                self._initial_population_count -= 1
+                if self._initial_population_count == 0:
+                    self._check_synced()
+            raw = take(key)
+            n += 1
+            try:
+                process(key, raw, is_in_initial_list)
+            except RequeueError as e:
+                self._requeue(key, raw)
+                if e.err is not None:
+                    on_error(e.err)
+            except Exception as err:
+                on_error(err)
+        return n
+
     # --- reads (copies of the delta lists; the objects are shared) ---
     def list(self) -> builtins.list[Any]:
         """The newest object of every queued key, in queue order."""
-        return [self._items[k][-1].object for k in self._queue]
+        return [self._items[k][-1] for k in self._queue]
 
     def list_keys(self) -> builtins.list[str]:
         return list(self._queue)
@@ -287,4 +359,4 @@ class DeltaFIFO:
 
     def get_by_key(self, key: str) -> Deltas | None:
         deltas = self._items.get(key)
-        return list(deltas) if deltas is not None else None
+        return _as_deltas(deltas) if deltas is not None else None

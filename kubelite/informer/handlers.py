@@ -41,11 +41,31 @@ class ResourceEventHandler(Protocol):
     def on_delete(self, obj: Any) -> HandlerResult: ...
 
 
+def _ignore_add(obj: Any, is_in_initial_list: bool) -> None:
+    return None
+
+
+def _ignore_update(old: Any, new: Any) -> None:
+    return None
+
+
+def _ignore_delete(obj: Any) -> None:
+    return None
+
+
 class ResourceEventHandlerFuncs:
     """Adapts up to three callables (sync or async) to a :class:`ResourceEventHandler`; a missing one
-    ignores its notifications. ``on_add`` may take ``(obj)`` or ``(obj, is_in_initial_list)``."""
+    ignores its notifications. ``on_add`` may take ``(obj)`` or ``(obj, is_in_initial_list)``.
 
-    __slots__ = ("_add", "_add_takes_initial", "_delete", "_update")
+    ``on_add``/``on_update``/``on_delete`` are attributes bound once at construction, to the given
+    function itself whenever its signature allows: the listener then calls the user's function with
+    no adapter frame in between (this sits on every event's path)."""
+
+    __slots__ = ("on_add", "on_delete", "on_update")
+
+    on_add: Callable[[Any, bool], HandlerResult]
+    on_update: Callable[[Any, Any], HandlerResult]
+    on_delete: Callable[[Any], HandlerResult]
 
     def __init__(
         self,
@@ -53,23 +73,19 @@ class ResourceEventHandlerFuncs:
         on_update: Callable[[Any, Any], HandlerResult] | None = None,
         on_delete: Callable[[Any], HandlerResult] | None = None,
     ) -> None:
-        self._add = on_add
-        self._update = on_update
-        self._delete = on_delete
-        self._add_takes_initial = on_add is not None and _accepts_two_args(on_add)
+        if on_add is None:
+            self.on_add = _ignore_add
+        elif _accepts_two_args(on_add):
+            self.on_add = on_add
+        else:
+            add_one = on_add
 
-    def on_add(self, obj: Any, is_in_initial_list: bool) -> HandlerResult:
-        if self._add is None:
-            return None
-        if self._add_takes_initial:
-            return self._add(obj, is_in_initial_list)
-        return self._add(obj)
+            def add_without_initial(obj: Any, is_in_initial_list: bool) -> HandlerResult:
+                return add_one(obj)
 
-    def on_update(self, old: Any, new: Any) -> HandlerResult:
-        return self._update(old, new) if self._update is not None else None
-
-    def on_delete(self, obj: Any) -> HandlerResult:
-        return self._delete(obj) if self._delete is not None else None
+            self.on_add = add_without_initial
+        self.on_update = on_update if on_update is not None else _ignore_update
+        self.on_delete = on_delete if on_delete is not None else _ignore_delete
 
 
 def _accepts_two_args(fn: Callable[..., Any]) -> bool:

@@ -37,7 +37,11 @@ NAMESPACE_INDEX = "namespace"
 def meta_namespace_index_func(obj: Any) -> list[str]:
     """Index an object by its namespace (upstream ``MetaNamespaceIndexFunc``); cluster-scoped objects
     are indexed under ``""``."""
-    return [namespace_of(obj)]
+    # Every informer made by the factory runs this twice per update: the Struct case is inlined.
+    if isinstance(obj, dict):
+        return [namespace_of(obj)]
+    m = obj.metadata
+    return [(m.namespace or "") if m is not None else ""]
 
 
 #: The namespace index function under its short name: ``Indexers({NAMESPACE_INDEX: namespace_index})``.

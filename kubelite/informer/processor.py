@@ -127,33 +127,43 @@ class ProcessorListener:
                 await self._task
 
     async def _run(self) -> None:
+        # Hot path: drain the whole buffer per wake-up; the handler's methods are looked up once.
         pending = self._pending
         handler = self.handler
+        on_add, on_update, on_delete = handler.on_add, handler.on_update, handler.on_delete
+        popleft = pending.popleft
         loop = asyncio.get_running_loop()
         while True:
             while pending:
-                kind, a, b = pending.popleft()
-                crashed = False
+                kind, a, b = popleft()
                 try:
-                    if kind == UPDATE:
-                        r = handler.on_update(a, b)
-                    elif kind == ADD:
-                        r = handler.on_add(a, b)
+                    if kind == ADD:
+                        r = on_add(a, b)
+                    elif kind == UPDATE:
+                        r = on_update(a, b)
                     else:
-                        r = handler.on_delete(a)
+                        r = on_delete(a)
                     if r is not None:
                         await r
                 except Exception as err:
-                    crashed = True
                     log.error("event_handler_failed", handler=repr(handler), error=repr(err))
-                finally:
-                    if kind == ADD and b and self._initial_outstanding > 0:
-                        self._initial_outstanding -= 1
-                self.delivered += 1
-                if crashed:
+                    self._returned(kind, b)
+                    self.delivered += 1
                     await self._clock.sleep(1.0)
+                    continue
+                except BaseException:
+                    self._returned(kind, b)
+                    raise
+                if kind == ADD and b and self._initial_outstanding > 0:
+                    self._initial_outstanding -= 1
+                self.delivered += 1
             self._waiter = loop.create_future()
             await self._waiter
+
+    def _returned(self, kind: int, b: Any) -> None:
+        """The sync tracker's bookkeeping for a handler call that raised (or was cancelled)."""
+        if kind == ADD and b and self._initial_outstanding > 0:
+            self._initial_outstanding -= 1
 
 
 class SharedProcessor:

@@ -258,7 +258,18 @@ class Reflector:
         """Apply events to the store until the stream ends (upstream ``handleAnyWatch``). Hot path."""
         store = self.store
         add, update, delete = store.add, store.update, store.delete
-        async for typ, obj, rv in stream:
+        # Take every event already delivered with poll() and suspend (through the stream's iterator)
+        # only when none is left: one await per batch instead of one async-generator step per event.
+        # Mixing the two is safe: the iterator holds no event between steps.
+        poll = stream.poll
+        events = aiter(stream)
+        while True:
+            ev = poll()
+            if ev is None:
+                ev = await anext(events, None)
+                if ev is None:
+                    return
+            typ, obj, rv = ev
             if typ == _MODIFIED:
                 update(obj)
             elif typ == _ADDED:

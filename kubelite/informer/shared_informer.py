@@ -21,8 +21,11 @@ Guarantees (upstream's, restated for asyncio):
   also returned from every initial ``on_add``.
 
 Mechanics: :meth:`run` builds a DeltaFIFO (``known_objects`` = the indexer, ``Replaced`` deltas) fed
-by a Reflector, and a controller loop pops it into :func:`~kubelite.informer.controller.process_deltas`
-with this informer as the handler, which fans out to the listeners.
+by a Reflector, and a controller loop drains it into :meth:`SharedIndexInformer._process_keyed`: upstream's
+``processDeltas`` plus ``OnAdd``/``OnUpdate``/``OnDelete`` and ``distribute`` in one function, using the
+key the FIFO computed when the change was queued (the FIFO and the cache share one key function,
+specialised once for the resource's object type by :func:`~kubelite.informer.store.key_func_for`).
+Per change it writes the cache once and appends one notification tuple to each listener's buffer.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Any
 from kubelite.client import Client
 from kubelite.clock import Clock
 from kubelite.informer.controller import Controller, process_deltas
-from kubelite.informer.delta_fifo import DeltaFIFO, Deltas
+from kubelite.informer.delta_fifo import DeltaFIFO, Deltas, DeltaType, RawDeltas
 from kubelite.informer.handlers import ResourceEventHandler
 from kubelite.informer.index import Indexers
 from kubelite.informer.meta import resource_version_of
@@ -43,12 +46,13 @@ from kubelite.informer.processor import (
     DELETE,
     MINIMUM_RESYNC_PERIOD,
     UPDATE,
+    Notification,
     ProcessorListener,
     SharedProcessor,
     determine_resync_period,
 )
 from kubelite.informer.reflector import MIN_WATCH_TIMEOUT, Reflector
-from kubelite.informer.store import Indexer, deletion_handling_meta_namespace_key_func
+from kubelite.informer.store import Indexer, key_func_for
 
 __all__ = ["Registration", "SharedIndexInformer", "wait_for_cache_sync"]
 
@@ -57,6 +61,20 @@ Registration = ProcessorListener
 
 #: upstream ``syncedPollPeriod``.
 SYNCED_POLL_PERIOD = 0.1
+
+_DELETED = DeltaType.DELETED
+
+
+def _same_resource_version(old: Any, new: Any) -> bool:
+    """Whether an update is a resync (upstream ``OnUpdate``'s ``isSync``): equal resourceVersions."""
+    if old is new:
+        return True
+    if isinstance(new, dict) or isinstance(old, dict):
+        return resource_version_of(old) == resource_version_of(new)
+    mo, mn = old.metadata, new.metadata
+    if mo is None or mn is None:
+        return resource_version_of(old) == resource_version_of(new)
+    return bool((mo.resource_version or "") == (mn.resource_version or ""))
 
 
 class _Distributor:
@@ -72,7 +90,7 @@ class _Distributor:
 
     def on_update(self, old: Any, new: Any) -> None:
         # Same resourceVersion: a resync or an unchanged relisted object, only for handlers resyncing now.
-        self._distribute((UPDATE, old, new), resource_version_of(old) == resource_version_of(new))
+        self._distribute((UPDATE, old, new), _same_resource_version(old, new))
 
     def on_delete(self, obj: Any) -> None:
         self._distribute((DELETE, obj, None), False)
@@ -100,9 +118,13 @@ class SharedIndexInformer:
         self.min_watch_timeout = min_watch_timeout
         self.resync_check_period = resync
         self.default_event_handler_resync_period = resync
-        self._indexer = Indexer(deletion_handling_meta_namespace_key_func, indexers)
+        self._key_func = key_func_for(resource)
+        self._indexer = Indexer(self._key_func, indexers)
         self._processor = SharedProcessor(clock=clock)
         self._distributor = _Distributor(self._processor)
+        # what _process_keyed touches per change (both objects live as long as the informer)
+        self._store = self._indexer.thread_safe_store
+        self._listeners = self._processor.listeners
         self._controller: Controller | None = None
         self._started = False
         self._stopped = False
@@ -176,21 +198,50 @@ class SharedIndexInformer:
     def _handle_deltas(self, deltas: Deltas, is_in_initial_list: bool) -> None:
         process_deltas(self._distributor, self._indexer, deltas, is_in_initial_list)
 
+    def _process_keyed(self, key: str, deltas: RawDeltas, is_in_initial_list: bool) -> None:
+        """:meth:`_handle_deltas` with the FIFO's key (see the module docstring). Hot path: one cache write
+        and one notification tuple per change, no per-change records or key recomputation."""
+        store = self._store
+        listeners = self._listeners
+        i, end = 0, len(deltas)
+        while i < end:  # deltas is flat: type, object, type, object, ...
+            typ = deltas[i]
+            obj = deltas[i + 1]
+            i += 2
+            if typ is _DELETED:
+                store.delete(key)
+                n: Notification = (DELETE, obj, None)
+                for listener in listeners:
+                    listener.add(n)
+                continue
+            old = store.update(key, obj)
+            if old is None:
+                n = (ADD, obj, is_in_initial_list)
+                for listener in listeners:
+                    listener.add(n)
+            elif _same_resource_version(old, obj):
+                # a resync or an unchanged relisted object: only for the handlers resyncing now
+                n = (UPDATE, old, obj)
+                for listener, syncing in listeners.items():
+                    if syncing:
+                        listener.add(n)
+            else:
+                n = (UPDATE, old, obj)
+                for listener in listeners:
+                    listener.add(n)
+
     async def run(self) -> None:
         """Run until cancelled: list, watch, keep the cache and deliver notifications. Once only."""
         if self._started:
             raise RuntimeError(f"{self!r} has already been started; run it only once")
-        fifo = DeltaFIFO(
-            key_func=deletion_handling_meta_namespace_key_func, known_objects=self._indexer,
-            emit_delta_type_replaced=True,
-        )
+        fifo = DeltaFIFO(key_func=self._key_func, known_objects=self._indexer, emit_delta_type_replaced=True)
         reflector = Reflector(
             self.client, self.resource, fifo, clock=self.clock, rng=self.rng, namespace=self.namespace,
             labels=self.labels, fields=self.fields, resync_period=self.resync_check_period, name=self.name,
             page_size=self.page_size, use_watch_list=self.use_watch_list,
             should_resync=self._processor.should_resync, min_watch_timeout=self.min_watch_timeout,
         )
-        self._controller = Controller(fifo, reflector, self._handle_deltas)
+        self._controller = Controller(fifo, reflector, self._handle_deltas, keyed_process=self._process_keyed)
         self._started = True
         self._processor.start()
         try:

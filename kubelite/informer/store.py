@@ -18,6 +18,8 @@ import builtins
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
+import msgspec
+
 from kubelite.informer.index import Indexers
 from kubelite.informer.thread_safe_store import ThreadSafeStore
 
@@ -28,11 +30,14 @@ __all__ = [
     "KeyListerGetter",
     "Store",
     "deletion_handling_meta_namespace_key_func",
+    "key_func_for",
     "meta_namespace_key_func",
     "split_meta_namespace_key",
 ]
 
 KeyFunc = Callable[[Any], str]
+
+_EMPTY: dict[str, Any] = {}
 
 
 class DeletedFinalStateUnknown:
@@ -77,6 +82,37 @@ def deletion_handling_meta_namespace_key_func(obj: Any) -> str:
     if isinstance(obj, DeletedFinalStateUnknown):
         return obj.key
     return meta_namespace_key_func(obj)
+
+
+def _struct_key(obj: Any) -> str:
+    """:func:`deletion_handling_meta_namespace_key_func` for a generated Struct: attribute reads only,
+    no type tests (anything without ``metadata``, such as a tombstone or a dict, takes the general path)."""
+    try:
+        m = obj.metadata
+        ns = m.namespace
+        name = m.name
+    except AttributeError:
+        return deletion_handling_meta_namespace_key_func(obj)
+    return f"{ns}/{name}" if ns else (name or "")
+
+
+def _dict_key(obj: Any) -> str:
+    """:func:`deletion_handling_meta_namespace_key_func` for a plain dict object (exactly ``dict``)."""
+    if type(obj) is not dict:
+        return deletion_handling_meta_namespace_key_func(obj)
+    m = obj.get("metadata") or _EMPTY
+    ns = m.get("namespace")
+    name: str = m.get("name") or ""
+    return f"{ns}/{name}" if ns else name
+
+
+def key_func_for(resource: Any) -> KeyFunc:
+    """:func:`deletion_handling_meta_namespace_key_func`, specialised once for the objects a client
+    returns for ``resource`` (a Struct class: Structs; anything else: dicts). The result is the same
+    for every input; a guess that does not match the objects only costs speed."""
+    if isinstance(resource, type) and issubclass(resource, msgspec.Struct):
+        return _struct_key
+    return _dict_key
 
 
 def split_meta_namespace_key(key: str) -> tuple[str, str]:

@@ -25,6 +25,9 @@ from kubelite.informer.index import Indexers, Indices
 
 __all__ = ["ThreadSafeStore"]
 
+# Shared, never mutated: the values of a missing object.
+_NO_VALUES: builtins.list[str] = []
+
 
 class ThreadSafeStore:
     """See the module docstring."""
@@ -42,17 +45,25 @@ class ThreadSafeStore:
     def add(self, key: str, obj: Any) -> None:
         self.update(key, obj)
 
-    def update(self, key: str, obj: Any) -> None:
+    def update(self, key: str, obj: Any) -> Any | None:
+        """Store ``obj`` under ``key``; return the object it replaced (None if the key was new), which
+        saves the informer a separate ``get`` per event."""
         items = self._items
         old = items.get(key)
         items[key] = obj
         if self._indexers:
-            self._update_indices(old, obj, key)
+            if old is None:
+                self._index_new(obj, key)
+            else:
+                self._update_indices(old, obj, key)
+        return old
 
-    def delete(self, key: str) -> None:
+    def delete(self, key: str) -> Any | None:
+        """Remove ``key``; return the object it held (None if absent)."""
         obj = self._items.pop(key, None)
         if obj is not None and self._indexers:
             self._update_indices(obj, None, key)
+        return obj
 
     def replace(self, items: dict[str, Any], resource_version: str = "") -> None:
         """Swap in a whole new map (takes ownership of ``items``) and rebuild every index."""
@@ -61,7 +72,7 @@ class ThreadSafeStore:
         self._indices = {name: {} for name in self._indexers}
         if self._indexers:
             for key, obj in items.items():
-                self._update_indices(None, obj, key)
+                self._index_new(obj, key)
 
     def resync(self) -> None:
         """Nothing to do for a plain store (upstream's Resync is a no-op here too)."""
@@ -133,11 +144,23 @@ class ThreadSafeStore:
                 for v in fn(obj):
                     idx.setdefault(v, {})[key] = None
 
+    def _index_new(self, obj: Any, key: str) -> None:
+        """``_update_indices(None, obj, key)`` for a key that was absent (the cold start's every object)."""
+        indices = self._indices
+        for name, fn in self._indexers.items():
+            idx = indices[name]
+            for v in fn(obj):
+                bucket = idx.get(v)
+                if bucket is None:
+                    idx[v] = {key: None}
+                else:
+                    bucket[key] = None
+
     def _update_indices(self, old: Any | None, new: Any | None, key: str) -> None:
         indices = self._indices
         for name, fn in self._indexers.items():
-            old_values: builtins.list[str] = fn(old) if old is not None else []
-            new_values: builtins.list[str] = fn(new) if new is not None else []
+            old_values: builtins.list[str] = fn(old) if old is not None else _NO_VALUES
+            new_values: builtins.list[str] = fn(new) if new is not None else _NO_VALUES
             # The common case (a namespace, a node name) is one unchanged value: nothing to move.
             if len(new_values) == 1 and len(old_values) == 1 and new_values[0] == old_values[0]:
                 continue

@@ -127,6 +127,7 @@ class Queue(Generic[T]):
         "_drainers",
         "_getters",
         "_latency",
+        "_now",
         "_processing",
         "_queue",
         "_retries",
@@ -138,6 +139,8 @@ class Queue(Generic[T]):
     def __init__(self, *, clock: Clock, name: str = "") -> None:
         self.name = name
         self._clock = clock
+        # bound once: add, get and done each read the clock (the statistics' timestamps)
+        self._now = clock.now
         # Invariants (upstream's Typed struct; the converse holds too because done() re-queues):
         # - an item is in `_queue` iff it is in `_dirty` and not in `_processing`; `_queue` has no duplicates.
         # - `_dirty` maps every item that needs processing to the time it became dirty (metrics.go's
@@ -170,7 +173,7 @@ class Queue(Generic[T]):
         """
         if self._shutting_down or item in self._dirty:
             return
-        self._dirty[item] = self._clock.now()
+        self._dirty[item] = self._now()
         self._adds += 1
         if item in self._processing:
             return  # done() will queue it; queuing it now would let a second consumer take it
@@ -190,7 +193,8 @@ class Queue(Generic[T]):
         return self._pop()
 
     def get_nowait(self) -> T | None:
-        """The next item if one is queued, else ``None``; raises :class:`ShutDown` like :meth:`get`."""
+        """The next item if one is queued, else ``None``; raises :class:`ShutDown` like :meth:`get`.
+        A worker's hot path: try this first and ``await get()`` only on ``None`` (no coroutine per item)."""
         if self._queue:
             return self._pop()
         if self._shutting_down:
@@ -206,7 +210,13 @@ class Queue(Generic[T]):
         started = self._processing.pop(item, None)
         if started is None:
             return
-        self._work.observe(self._clock.now() - started)
+        work = self._work
+        took = self._now() - started
+        work.count += 1
+        work.total += took
+        work.last = took
+        if took > work.max:
+            work.max = took
         if item in self._dirty:
             self._queue.append(item)
             if self._getters:
@@ -279,8 +289,15 @@ class Queue(Generic[T]):
     # --- internals ---
     def _pop(self) -> T:
         item = self._queue.popleft()
-        now = self._clock.now()
-        self._latency.observe(now - self._dirty.pop(item))
+        now = self._now()
+        # _Durations.observe inlined: this and done() run once per item handed out
+        lat = self._latency
+        waited = now - self._dirty.pop(item)
+        lat.count += 1
+        lat.total += waited
+        lat.last = waited
+        if waited > lat.max:
+            lat.max = waited
         self._processing[item] = now
         return item
 

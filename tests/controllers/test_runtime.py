@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any, cast
 
 import pytest
 
@@ -18,7 +20,19 @@ from kubelite.controllers import (
     TerminalError,
     UIDTrackingControllerExpectations,
 )
+from kubelite.controllers.controller import Controller, _event_handler
 from kubelite.controllers.expectations import EXPECTATIONS_TIMEOUT
+from kubelite.controllers.handler import request_for
+from kubelite.controllers.predicate import Funcs
+from kubelite.informer import DeletedFinalStateUnknown
+
+
+@pytest.fixture
+async def cluster() -> AsyncIterator[Cluster]:
+    """A bare control plane (no scheduler, built-in controllers or network): the runtime under test is the only
+    reader and writer, so reconcile counts and timings are exact."""
+    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as c:
+        yield c
 
 
 def deployment(name: str, replicas: int = 1) -> dict[str, Any]:
@@ -247,3 +261,134 @@ async def test_manager_shares_one_informer_per_resource(cluster: Cluster) -> Non
     await started(cluster, mgr)
     await mgr.stop()
     assert not any(t for t in asyncio.all_tasks() if t.get_name() in ("controller-a", "controller-b"))
+
+
+# --- the hot path pieces: request_for, the per-watch event handler, the inlined worker ---
+
+@pytest.mark.parametrize(("obj", "expected"), [
+    (ConfigMap(metadata=ObjectMeta(name="a", namespace="ns")), Request("ns", "a")),
+    (ConfigMap(metadata=ObjectMeta(name="node-ish")), Request("", "node-ish")),
+    (ConfigMap(), Request("", "")),
+    ({"metadata": {"name": "a", "namespace": "ns"}}, Request("ns", "a")),
+    ({"metadata": {"name": "a"}}, Request("", "a")),
+    ({}, Request("", "")),
+    (DeletedFinalStateUnknown("ns/a", ConfigMap(metadata=ObjectMeta(name="a", namespace="ns"))), Request("ns", "a")),
+], ids=["struct", "cluster-scoped-struct", "no-metadata", "dict", "cluster-scoped-dict", "empty-dict", "tombstone"])
+def test_request_for(obj: Any, expected: Request) -> None:
+    r = request_for(obj)
+    assert r == expected and type(r) is Request and hash(r) == hash(expected)
+    assert (r.namespace, r.name) == (expected.namespace, expected.name)
+
+
+class _Recording:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def create(self, obj: Any, enqueue: Any) -> None:
+        self.calls.append(f"create {obj}")
+        enqueue(obj)
+
+    def update(self, old: Any, new: Any, enqueue: Any) -> None:
+        self.calls.append(f"update {old}->{new}")
+        enqueue(new)
+
+    def delete(self, obj: Any, enqueue: Any) -> None:
+        self.calls.append(f"delete {obj}")
+        enqueue(obj)
+
+
+def _only(allowed: str) -> Funcs:
+    """A predicate letting through only the objects named ``allowed`` (the new object for updates)."""
+    return Funcs(create=lambda o: o == allowed, update=lambda old, new: new == allowed, delete=lambda o: o == allowed)
+
+
+@pytest.mark.parametrize(("preds", "expected"), [
+    ((), ["x", "y", "y", "x"]),
+    ((_only("x"),), ["x", "x"]),
+    ((_only("x"), Funcs()), ["x", "x"]),
+    ((Funcs(), _only("y")), ["y", "y"]),
+    ((_only("x"), _only("y")), []),
+], ids=["no-predicates", "one", "two-first-filters", "two-second-filters", "two-disjoint"])
+def test_watch_handler_applies_every_predicate(preds: tuple[Any, ...], expected: list[str]) -> None:
+    handler = _Recording()
+    enqueued: list[Any] = []
+    h = _event_handler(handler, preds, enqueued.append)
+    h.on_add("x", True)
+    h.on_add("y", False)
+    h.on_update("x", "y")
+    h.on_delete("x")
+    assert enqueued == expected
+    assert len(handler.calls) == len(expected)
+
+
+async def test_cancelled_worker_finishes_its_item(cluster: Cluster) -> None:
+    started_reconcile = asyncio.Event()
+
+    async def reconcile(req: Request) -> None:
+        started_reconcile.set()
+        await asyncio.Event().wait()  # never returns: the controller is stopped mid-reconcile
+
+    ctrl = Controller("c", reconcile, clock=cluster.clock, rng=cluster.rng)
+    task = asyncio.get_running_loop().create_task(ctrl.run())
+    await cluster.settle()
+    queue = ctrl.queue
+    queue.add(Request("ns", "a"))
+    await started_reconcile.wait()
+    assert ctrl.statistics().active_workers == 1
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert queue.statistics().processing == 0  # done() ran for the item being reconciled
+    assert ctrl.statistics().active_workers == 0
+
+
+@pytest.mark.parametrize("as_object", [False, True], ids=["function", "reconciler-object"])
+async def test_reconciler_can_be_replaced(cluster: Cluster, as_object: bool) -> None:
+    seen: list[str] = []
+
+    async def first(req: Request) -> None:
+        seen.append(f"first {req}")
+
+    class Second:
+        async def reconcile(self, req: Request) -> Result:
+            seen.append(f"second {req}")
+            return Result()
+
+    async def second(req: Request) -> None:
+        seen.append(f"second {req}")
+
+    ctrl = Controller("c", first, clock=cluster.clock, rng=cluster.rng)
+    await ctrl.reconcile_handler(Request("ns", "a"))
+    ctrl.reconciler = Second() if as_object else second  # type: ignore[assignment]
+    await ctrl.reconcile_handler(Request("ns", "b"))
+    assert seen == ["first ns/a", "second ns/b"]
+    assert hasattr(ctrl.reconciler, "reconcile")
+    assert ctrl.statistics().reconciles == 2
+
+
+async def test_worker_maps_outcomes_like_reconcile_handler(cluster: Cluster) -> None:
+    outcomes: dict[str, Any] = {"ok": None, "after": Result(requeue_after=5), "again": Result(requeue=True),
+                                "fail": RuntimeError("boom"), "final": TerminalError("no")}
+    calls: list[str] = []
+
+    async def reconcile(req: Request) -> Result | None:
+        calls.append(req.name)
+        out = outcomes[req.name]
+        if isinstance(out, Exception):
+            raise out
+        return cast(Result | None, out)
+
+    ctrl = Controller("c", reconcile, clock=cluster.clock, rng=cluster.rng)
+    task = asyncio.get_running_loop().create_task(ctrl.run())
+    await cluster.settle()
+    for name in outcomes:
+        ctrl.queue.add(Request("", name))
+    await cluster.settle()
+    stats = ctrl.statistics()
+    assert (stats.reconciles, stats.errors, stats.terminal_errors, stats.requeues, stats.requeues_after) == (5, 1, 1, 1, 1)
+    assert ctrl.queue.num_requeues(Request("", "fail")) == 1 and ctrl.queue.num_requeues(Request("", "again")) == 1
+    assert ctrl.queue.num_requeues(Request("", "ok")) == 0
+    assert ctrl.queue.statistics().processing == 0
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

@@ -369,3 +369,119 @@ def test_closed_empty_queue_raises() -> None:
     assert pop(f)[0].object == Obj("a", 1)  # what is queued still pops
     with pytest.raises(FIFOClosedError):
         f.pop(lambda d, i: None)
+
+
+# --- drain: the informer's keyed, batched consumer; per key it must be exactly pop ---
+
+def drain_all(f: DeltaFIFO) -> list[tuple[str, Deltas, bool, bool]]:
+    """(key, deltas, is_in_initial_list, has_synced after the key) for every key drain pops."""
+    out: list[tuple[str, Deltas, bool, bool]] = []
+
+    def process(k: str, raw: list[Any], initial: bool) -> None:
+        out.append((k, [Delta(raw[i], raw[i + 1]) for i in range(0, len(raw), 2)], initial, False))
+
+    def on_error(err: BaseException) -> None:
+        raise AssertionError(f"unexpected error {err!r}")
+
+    assert f.drain(process, on_error) == len(out)
+    assert len(f) == 0
+    return out
+
+
+DRAIN_SCENARIOS: list[tuple[str, list[Op]]] = [
+    ("accumulate", [("add", Obj("a", 1)), ("update", Obj("a", 2)), ("add", Obj("b", 1)), ("delete", Obj("a", 3))]),
+    ("double-delete-dedup", [("add", OBJ), ("replace", []), ("delete", OBJ)]),
+    ("replace-with-deletions", [("add", Obj("a", 1)), ("add", Obj("b", 1)), ("replace", [Obj("b", 2), Obj("c", 1)])]),
+    ("emit-replaced", [("emit_replaced", None), ("replace", [Obj("x", 1), Obj("y", 1)]), ("update", Obj("x", 2))]),
+    *[(f"only-in-queue-{c[0]}", c[1]) for c in ONLY_IN_QUEUE],
+]
+
+
+@pytest.mark.parametrize("with_known", [True, False], ids=["known-objects", "no-known-objects"])
+@pytest.mark.parametrize("ops", [c[1] for c in DRAIN_SCENARIOS], ids=[c[0] for c in DRAIN_SCENARIOS])
+def test_drain_hands_out_what_pop_does(ops: list[Op], with_known: bool) -> None:
+    known = (Obj("b", 0), Obj("k", 0))
+    by_pop, by_drain = fifo(*known, with_known=with_known), fifo(*known, with_known=with_known)
+    apply(by_pop, ops)
+    apply(by_drain, ops)
+    want: list[tuple[str, Deltas, bool]] = []
+    while len(by_pop):
+        by_pop.pop(lambda d, initial: want.append((by_pop.key_of(d), d, initial)))
+    got = drain_all(by_drain)
+    assert [(k, d, i) for k, d, i, _ in got] == want
+    assert by_drain.has_synced() is by_pop.has_synced()
+    assert len(by_drain) == 0
+
+
+def test_drain_marks_initial_list_and_syncs_like_pop() -> None:
+    f = fifo(with_known=False)
+    f.replace([Obj("a", 1), Obj("b", 2)], "0")
+    initial: list[bool] = []
+    synced: list[bool] = []
+
+    def process(k: str, raw: list[Any], is_initial: bool) -> None:
+        initial.append(is_initial)
+        synced.append(f.has_synced())
+        if k == "b":
+            f.add(Obj("late", 1))  # queued while draining: popped by the same call, after the initial list
+
+    assert f.drain(process, lambda e: None) == 3
+    assert initial == [True, True, False]
+    assert synced == [False, True, True]
+    assert f.has_synced() and len(f) == 0
+
+
+def test_drain_requeue_puts_the_key_back_and_reports_its_error() -> None:
+    f = fifo(with_known=False)
+    f.add(Obj("a", 1))
+    f.add(Obj("b", 1))
+    errors: list[BaseException] = []
+    calls: list[str] = []
+
+    def process(k: str, raw: list[Any], initial: bool) -> None:
+        calls.append(k)
+        if k == "a" and calls.count("a") == 1:
+            raise RequeueError(KeyError("retry me"))
+
+    assert f.drain(process, errors.append) == 3  # a (requeued), b, a again
+    assert calls == ["a", "b", "a"]
+    assert [type(e) for e in errors] == [KeyError]
+
+
+def test_drain_requeue_loses_to_a_newer_change() -> None:
+    f = fifo(with_known=False)
+    f.add(Obj("a", 1))
+    got: list[list[Any]] = []
+
+    def process(k: str, raw: list[Any], initial: bool) -> None:
+        got.append(list(raw))
+        if len(got) == 1:
+            f.update(Obj("a", 2))  # newer news arrives while the old is being processed
+            raise RequeueError()
+
+    f.drain(process, lambda e: None)
+    assert got == [[ADDED, Obj("a", 1)], [UPDATED, Obj("a", 2)]]
+
+
+def test_drain_reports_other_errors_drops_the_key_and_goes_on() -> None:
+    f = fifo(with_known=False)
+    for name in ("a", "b", "c"):
+        f.add(Obj(name, 1))
+    errors: list[BaseException] = []
+    done: list[str] = []
+
+    def process(k: str, raw: list[Any], initial: bool) -> None:
+        if k == "b":
+            raise ValueError("bug")
+        done.append(k)
+
+    assert f.drain(process, errors.append) == 3
+    assert done == ["a", "c"]
+    assert [str(e) for e in errors] == ["bug"]
+    assert len(f) == 0 and f.get_by_key("b") is None
+
+
+def test_drain_on_a_closed_empty_queue_returns_zero() -> None:
+    f = fifo(with_known=False)
+    f.close()
+    assert f.drain(lambda k, raw, i: None, lambda e: None) == 0

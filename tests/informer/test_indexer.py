@@ -24,6 +24,7 @@ from kubelite.informer import (
     split_meta_namespace_key,
 )
 from kubelite.informer.lister import group_resource_of
+from kubelite.informer.store import key_func_for
 
 
 def pod(name: str, ns: str = "default", node: str | None = None, rv: str = "1", **labels: str) -> Pod:
@@ -181,6 +182,44 @@ def test_thread_safe_store_keyed_api() -> None:
     assert t.index_keys("by_node", "n2") == ["k1"] and t.index_keys("by_node", "n1") == []
     t.delete("k1")
     assert t.list_keys() == [] and "k1" not in t
+
+
+def test_thread_safe_store_update_and_delete_return_the_previous_object() -> None:
+    t = ThreadSafeStore({NAMESPACE_INDEX: meta_namespace_index_func})
+    a1, a2 = pod("a", "ns1", rv="1"), pod("a", "ns2", rv="2")
+    assert t.update("k", a1) is None
+    assert t.update("k", a2) is a1
+    assert t.index_keys(NAMESPACE_INDEX, "ns2") == ["k"] and t.index_keys(NAMESPACE_INDEX, "ns1") == []
+    assert t.delete("k") is a2
+    assert t.delete("k") is None
+    assert t.list_index_func_values(NAMESPACE_INDEX) == []
+
+
+KEY_INPUTS = [
+    pod("a", "ns1"), Pod(metadata=ObjectMeta(name="cluster-wide")), dict_pod("a", "ns1"), {"metadata": {"name": "n"}},
+    {}, DeletedFinalStateUnknown("ns1/gone", None), DeletedFinalStateUnknown("ns1/gone", pod("gone", "ns1")),
+    "explicit/key",
+]
+KEY_INPUT_IDS = ["struct", "cluster-scoped-struct", "dict", "cluster-scoped-dict", "empty-dict", "tombstone",
+                 "tombstone-with-object", "explicit-key"]
+
+
+@pytest.mark.parametrize("resource", [Pod, "pods"], ids=["struct-resource", "dict-resource"])
+@pytest.mark.parametrize("obj", KEY_INPUTS, ids=KEY_INPUT_IDS)
+def test_key_func_for_any_resource_matches_the_general_key_func(resource: Any, obj: Any) -> None:
+    # the specialisation is a speed guess: right or wrong, the key is the general function's
+    assert key_func_for(resource)(obj) == deletion_handling_meta_namespace_key_func(obj)
+
+
+@pytest.mark.parametrize(("obj", "expected"), [
+    (pod("a", "ns1"), ["ns1"]),
+    (Pod(metadata=ObjectMeta(name="cluster-wide")), [""]),
+    (Pod(), [""]),
+    (dict_pod("a", "ns2"), ["ns2"]),
+    ({"metadata": {"name": "n"}}, [""]),
+], ids=["struct", "cluster-scoped-struct", "struct-without-metadata", "dict", "cluster-scoped-dict"])
+def test_namespace_index_func(obj: Any, expected: list[str]) -> None:
+    assert meta_namespace_index_func(obj) == expected
 
 
 # --- listers ----------------------------------------------------------------------------------------

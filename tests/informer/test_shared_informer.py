@@ -6,18 +6,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from kubelite.api.types import ObjectMeta, Pod
 from kubelite.api.types.core_v1 import Container, PodSpec
+from kubelite.client import Client
+from kubelite.clock import VirtualClock
 from kubelite.cluster import Cluster
 from kubelite.informer import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
+    DeltaFIFO,
     FilteringResourceEventHandler,
+    ProcessorListener,
     ResourceEventHandlerFuncs,
     SharedIndexInformer,
     meta_namespace_index_func,
@@ -322,3 +327,70 @@ async def test_wait_for_cache_sync_times_out_on_clock(cluster: Cluster) -> None:
     start = cluster.now
     assert not await wait_for_cache_sync(inf, lambda: True, clock=cluster.clock, timeout=3)
     assert cluster.now - start == pytest.approx(3)
+
+
+# --- the keyed hot path is upstream's processDeltas + distribute, notification for notification ---
+
+def _twin(resource: Any) -> tuple[SharedIndexInformer, DeltaFIFO, list[ProcessorListener]]:
+    inf = SharedIndexInformer(cast(Client, None), resource, clock=VirtualClock(), rng=random.Random(0),
+                              indexers={NAMESPACE_INDEX: meta_namespace_index_func})
+    listeners = [inf.add_event_handler(Recorder()) for _ in range(2)]
+    # the first listener takes part in the resync being delivered, the second does not
+    inf._processor.listeners[listeners[0]] = True
+    fifo = DeltaFIFO(key_func=inf._key_func, known_objects=inf.get_indexer(), emit_delta_type_replaced=True)
+    return inf, fifo, listeners
+
+
+def _random_ops(rng: random.Random, dicts: bool, n: int) -> list[tuple[str, Any]]:
+    def obj(name: str, rv: int) -> Any:
+        if dicts:
+            return {"metadata": {"name": name, "namespace": f"ns{rv % 2}", "resourceVersion": str(rv)}}
+        return Pod(metadata=ObjectMeta(name=name, namespace=f"ns{rv % 2}", resource_version=str(rv)))
+
+    names = ["a", "b", "c", "d"]
+    ops: list[tuple[str, Any]] = []
+    for _ in range(n):
+        op = rng.choice(["add", "update", "update-same-rv", "delete", "replace", "resync", "process"])
+        name, rv = rng.choice(names), rng.randrange(1, 4)
+        if op == "replace":
+            ops.append((op, [obj(x, rng.randrange(1, 4)) for x in names if rng.random() < 0.5]))
+        elif op == "update-same-rv":
+            ops.append(("update", obj(name, 1)))
+        elif op in ("resync", "process"):
+            ops.append((op, None))
+        else:
+            ops.append((op, obj(name, rv)))
+    return ops
+
+
+@pytest.mark.parametrize("dicts", [False, True], ids=["structs", "dicts"])
+@pytest.mark.parametrize("seed", range(8), ids=[f"seed-{s}" for s in range(8)])
+def test_keyed_processing_matches_process_deltas(seed: int, dicts: bool) -> None:
+    legacy, legacy_fifo, legacy_listeners = _twin("pods" if dicts else Pod)
+    keyed, keyed_fifo, keyed_listeners = _twin("pods" if dicts else Pod)
+    errors: list[BaseException] = []
+    for op, arg in _random_ops(random.Random(seed), dicts, 60):
+        for fifo in (legacy_fifo, keyed_fifo):
+            if op == "replace":
+                fifo.replace(arg, "0")
+            elif op == "resync":
+                fifo.resync()
+            elif op != "process":
+                getattr(fifo, op)(arg)
+        if op == "process":  # the consumers run between batches of changes, as in a real informer
+            while len(legacy_fifo):
+                legacy_fifo.pop(legacy._handle_deltas)
+            keyed_fifo.drain(keyed._process_keyed, errors.append)
+        assert legacy_fifo.list_keys() == keyed_fifo.list_keys()
+    while len(legacy_fifo):
+        legacy_fifo.pop(legacy._handle_deltas)
+    keyed_fifo.drain(keyed._process_keyed, errors.append)
+    assert errors == []
+    for a, b in zip(legacy_listeners, keyed_listeners, strict=True):
+        assert list(a._pending) == list(b._pending)
+        assert a._initial_outstanding == b._initial_outstanding
+    assert legacy.get_indexer().list_keys() == keyed.get_indexer().list_keys()
+    assert legacy.get_indexer().list() == keyed.get_indexer().list()
+    assert legacy.get_indexer().list_index_func_values(NAMESPACE_INDEX) == \
+        keyed.get_indexer().list_index_func_values(NAMESPACE_INDEX)
+    assert legacy_fifo.has_synced() is keyed_fifo.has_synced()
