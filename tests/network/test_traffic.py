@@ -4,7 +4,6 @@ before they can serve lose requests. Plus determinism and the report's shape."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -132,7 +131,6 @@ async def test_same_seed_same_report() -> None:
 
 
 # --- the same with the real Deployment controller (runs once it exists) ---
-HAS_DEPLOYMENT = importlib.util.find_spec("kubelite.controllers.deployment") is not None
 
 
 async def deployment_rollout(probe: bool) -> TrafficReport:
@@ -177,7 +175,6 @@ async def deployment_rollout(probe: bool) -> TrafficReport:
         return report
 
 
-@pytest.mark.skipif(not HAS_DEPLOYMENT, reason="needs kubelite.controllers.deployment")
 @pytest.mark.parametrize(("probe", "lossless"), [(True, True), (False, False)], ids=["readiness-probe", "no-probe"])
 async def test_deployment_rolling_update_traffic(probe: bool, lossless: bool) -> None:
     report = await deployment_rollout(probe)
