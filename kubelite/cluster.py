@@ -12,8 +12,9 @@ Contract:
   store and one apiserver. Everything it starts receives these as arguments; nothing is global, so
   any number of clusters can live in one process, and the same seed replays the same run.
 - On entry the cluster bootstraps what every real cluster has: the ``default``, ``kube-system``,
-  ``kube-public`` and ``kube-node-lease`` namespaces, the bootstrap RBAC policy and the system
-  priority classes. Housekeeping runs on the clock: etcd-style compaction every 5 minutes (to the
+  ``kube-public`` and ``kube-node-lease`` namespaces, the bootstrap RBAC policy, the system
+  priority classes and a default ``standard`` StorageClass (WaitForFirstConsumer, served by the
+  built-in provisioner, as kind ships one). Housekeeping runs on the clock: etcd-style compaction every 5 minutes (to the
   revision seen at the previous run, as kube-apiserver does) and watch bookmarks every minute.
 - On exit every task the cluster started is cancelled and awaited.
 - While a cluster runs, CPython's gen-0 GC threshold is raised to ``GC_GEN0_THRESHOLD`` (restored when the
@@ -98,6 +99,12 @@ def _bootstrap_payload() -> tuple[tuple[str, str, bytes], ...]:
               "RoleBinding": "rolebindings"}
     for obj in bootstrap_objects():
         out.append(("rbac.authorization.k8s.io", plural[obj["kind"]], _encode(obj)))
+    # a default StorageClass, as kind and most distributions ship one; the built-in provisioner serves it
+    out.append(("storage.k8s.io", "storageclasses", _encode({
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+        "metadata": {"name": "standard", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+        "provisioner": "kubelite.io/hostpath", "volumeBindingMode": "WaitForFirstConsumer", "reclaimPolicy": "Delete",
+    })))
     for name, value in SYSTEM_PRIORITY_CLASSES.items():
         out.append(("scheduling.k8s.io", "priorityclasses", _encode({
             "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
@@ -217,7 +224,7 @@ class Cluster:
                 client=mgr.client, manager=mgr, informers=mgr.informers, clock=self.clock, rng=self.rng,
                 broadcaster=broadcaster, start_soon=self.start_soon, options=options,
             )
-            names = None if self._want_controllers is True else list(self._want_controllers)  # type: ignore[arg-type]
+            names = None if self._want_controllers is True else list(self._want_controllers)
             self.controllers_started = start_controllers(ctx, names)
             self.controller_manager = mgr
             await mgr.start()
