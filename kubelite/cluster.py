@@ -213,21 +213,7 @@ class Cluster:
         from kubelite.informer import SharedInformerFactory
 
         if self._want_controllers:
-            options = dict(self._controller_options or {})
-            hpa = dict(options.get("horizontalpodautoscaling") or {})
-            hpa.setdefault("metrics", _KubeletMetrics(self))
-            options["horizontalpodautoscaling"] = hpa
-            mgr = Manager(self.client.with_field_manager("kube-controller-manager"), clock=self.clock, rng=self.rng)
-            broadcaster = EventBroadcaster(self.client, clock=self.clock, rng=self.rng)
-            self.start_soon(broadcaster.run, name="controller-events")
-            ctx = ControllerContext(
-                client=mgr.client, manager=mgr, informers=mgr.informers, clock=self.clock, rng=self.rng,
-                broadcaster=broadcaster, start_soon=self.start_soon, options=options,
-            )
-            names = None if self._want_controllers is True else list(self._want_controllers)
-            self.controllers_started = start_controllers(ctx, names)
-            self.controller_manager = mgr
-            await mgr.start()
+            await self._start_controller_manager()
         if self._want_scheduler:
             from kubelite.scheduler import Scheduler
 
@@ -251,6 +237,40 @@ class Cluster:
             self.network.start()
         for spec in self._node_specs:
             await self.add_nodes(**spec)
+
+    async def _start_controller_manager(self) -> None:
+        from kubelite.controllers import Manager
+        from kubelite.controllers.kcm import ControllerContext, start_controllers
+        from kubelite.events import EventBroadcaster
+
+        options = dict(self._controller_options or {})
+        hpa = dict(options.get("horizontalpodautoscaling") or {})
+        hpa.setdefault("metrics", _KubeletMetrics(self))
+        options["horizontalpodautoscaling"] = hpa
+        mgr = Manager(self.client.with_field_manager("kube-controller-manager"), clock=self.clock, rng=self.rng)
+        broadcaster = EventBroadcaster(self.client, clock=self.clock, rng=self.rng)
+        self.start_soon(broadcaster.run, name="controller-events")
+        ctx = ControllerContext(
+            client=mgr.client, manager=mgr, informers=mgr.informers, clock=self.clock, rng=self.rng,
+            broadcaster=broadcaster, start_soon=self.start_soon, options=options,
+        )
+        names = None if self._want_controllers is True else list(self._want_controllers)  # type: ignore[arg-type]
+        self.controllers_started = start_controllers(ctx, names)
+        self.controller_manager = mgr
+        await mgr.start()
+
+    async def crash_controller_manager(self) -> None:
+        """Fault switch: kube-controller-manager dies; every controller's memory (queues, expectations,
+        informer caches) is lost. Objects keep whatever state the controllers had written."""
+        if self.controller_manager is not None:
+            await self.controller_manager.stop()
+            self.controller_manager = None
+
+    async def restart_controller_manager(self) -> None:
+        """Start a fresh kube-controller-manager (after :meth:`crash_controller_manager`): it relists
+        everything and converges from the API state alone, as a restarted process would."""
+        if self.controller_manager is None and self._want_controllers:
+            await self._start_controller_manager()
 
     async def add_nodes(self, count: int = 1, **pool: Any) -> Any:
         """Start a pool of ``count`` kubelets (see :class:`kubelite.kubelet.NodePool`); returns the pool."""

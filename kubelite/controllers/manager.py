@@ -223,19 +223,27 @@ class Manager:
         self._start_controller(self.controllers[name])
 
     async def crash(self) -> None:
-        """Everything in memory is gone: controllers, queues, informer caches (and the lease is not renewed)."""
+        """Everything in memory is gone: controllers, queues, informer caches (and the lease is not renewed).
+
+        New informers replace the old ones first, then reconcilers given as factories are rebuilt, so they
+        capture the new caches. Controllers that captured informers some other way must be rebuilt by
+        their owner (the cluster restarts its built-in controllers through ``kcm``)."""
         if self._elector_task is not None:
             self._elector_task.cancel()
             await asyncio.gather(self._elector_task, return_exceptions=True)
             self._elector_task = None
         for name in list(self._tasks):
-            await self.crash_controller(name)
+            t = self._tasks.pop(name)
+            t.cancel()
+            await asyncio.gather(t, return_exceptions=True)
         if self._own_informers:
             await self.informers.shutdown()
             self.informers = SharedInformerFactory(self.client, clock=self.clock, rng=self.rng)
             for c in self.controllers.values():
                 for w in c._watches:
                     w.informer = self.informers.informer_for(w.informer.resource)
+        for name, factory in self._factories.items():
+            self.controllers[name].set_reconciler(factory())
         self._started = False
 
     async def restart(self) -> None:
