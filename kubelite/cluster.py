@@ -207,8 +207,6 @@ class Cluster:
 
     async def _start_components(self) -> None:
         """kube-controller-manager, kube-scheduler and kubelets, each talking to the API only."""
-        from kubelite.controllers import Manager
-        from kubelite.controllers.kcm import ControllerContext, start_controllers
         from kubelite.events import EventBroadcaster
         from kubelite.informer import SharedInformerFactory
 
