@@ -47,11 +47,17 @@ from kubelite.apiserver.admission.taint_nodes_by_condition import TaintNodesByCo
 from kubelite.apiserver.auth.authn import TokenAuthenticator
 from kubelite.apiserver.auth.rbac import Attributes, RBACAuthorizer, forbidden
 from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo
+from kubelite.apiserver.crd import prune, unknown_fields
 from kubelite.apiserver.crds import CustomResources
 from kubelite.apiserver.defaults import apply_defaults
 from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.ipallocator import ServiceIPAllocator
-from kubelite.apiserver.patch import apply_json_patch, apply_merge_patch, apply_strategic_merge_patch
+from kubelite.apiserver.patch import (
+    apply_json_patch,
+    apply_merge_patch,
+    apply_merge_patch_shared,
+    apply_strategic_merge_patch,
+)
 from kubelite.apiserver.request import AdmissionRequest, ListResponse, Response
 from kubelite.apiserver.ssa import FieldManager
 from kubelite.apiserver.strategy import (
@@ -251,8 +257,6 @@ class ApiServer:
         elif not isinstance(meta, dict):
             raise BadRequest.make(f"{info.kind} in version \"{info.version}\" cannot be handled as a {info.kind}: "
                                   "metadata must be an object")
-        from kubelite.apiserver.crd import prune, unknown_fields
-
         if info.struct is None:
             schema = self.crs.schema(info)
             if schema is not None:
@@ -266,9 +270,14 @@ class ApiServer:
         return msgspec.to_builtins(self._typed(info, body, mode, warnings))  # type: ignore[no-any-return]
 
     def _typed(self, info: ResourceInfo, body: dict[str, Any], mode: str, warnings: list[str]) -> Any:
-        from kubelite.apiserver.crd import prune, unknown_fields
-
         assert info.struct is not None
+        # The strict decode checks types and unknown fields. Converting the JSON data directly gives the
+        # same result as decoding its encoding, without the encode; anything it rejects takes the JSON
+        # path below, so errors and pruning are exactly the decoder's.
+        try:
+            return msgspec.convert(body, info.struct)
+        except msgspec.ValidationError:
+            pass
         try:
             return msgspec.json.decode(_encode(body), type=info.struct)
         except msgspec.ValidationError as e:
@@ -834,7 +843,8 @@ class ApiServer:
             elif patch_type == "merge":
                 if not isinstance(patch, dict):
                     raise BadRequest.make("the body of the request was in an unknown format")
-                out = apply_merge_patch(live, patch)
+                # built-in kinds: the typed decode below copies the result, so untouched parts may be shared
+                out = (apply_merge_patch_shared if info.struct is not None else apply_merge_patch)(live, patch)
             else:
                 if not isinstance(patch, dict):
                     raise BadRequest.make("the body of the request was in an unknown format")
@@ -847,6 +857,15 @@ class ApiServer:
             for w in local:
                 if w not in warnings:
                     warnings.append(w)
+            patch_meta = patch.get("metadata", {}) if patch_type != "json" else None
+            if type(patch_meta) is dict and "managedFields" not in patch_meta:
+                # A merge or strategic patch that does not mention managedFields leaves them equal to live's
+                # (a list without merge keys is only ever replaced): hand over live's own list so the field
+                # manager recognises them by identity instead of comparing every entry.
+                live_mf = (live.get("metadata") or {}).get("managedFields")
+                out_meta = out.get("metadata")
+                if live_mf is not None and isinstance(out_meta, dict) and "managedFields" in out_meta:
+                    out_meta["managedFields"] = live_mf
             return out
 
         data = await self._update_loop(

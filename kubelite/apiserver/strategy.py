@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from kubelite.api.quantity import parse_quantity
 from kubelite.api.resources import ResourceInfo
 
@@ -46,9 +48,33 @@ def keeps_generation(info: ResourceInfo) -> bool:
     return info.struct is None or (info.group, info.plural) in _GENERATION
 
 
+# GetPodQOS reads only the containers' resources; pods created from one template share them.
+_QOS: dict[bytes, str] = {}
+_QOS_LIMIT = 1024
+_encode = msgspec.json.Encoder().encode
+
+
 def compute_qos_class(pod: dict[str, Any]) -> str:
-    """``qos.GetPodQOS`` (pkg/apis/core/helper/qos): Guaranteed, Burstable or BestEffort."""
+    """``qos.GetPodQOS`` (pkg/apis/core/helper/qos): Guaranteed, Burstable or BestEffort (memoised on the
+    encoded containers)."""
     spec = pod.get("spec") or {}
+    try:
+        key: bytes | None = _encode((spec.get("initContainers"), spec.get("containers")))
+    except (TypeError, ValueError):
+        key = None
+    if key is not None:
+        hit = _QOS.get(key)
+        if hit is not None:
+            return hit
+    qos = _compute_qos_class(spec)
+    if key is not None:
+        if len(_QOS) >= _QOS_LIMIT:
+            _QOS.clear()
+        _QOS[key] = qos
+    return qos
+
+
+def _compute_qos_class(spec: dict[str, Any]) -> str:
     requests: dict[str, Any] = {}
     limits: dict[str, Any] = {}
     guaranteed = True

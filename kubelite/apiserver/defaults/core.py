@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 __all__ = [
     "default_config_map",
     "default_container",
@@ -231,12 +233,45 @@ def _host_network_ports(containers: list[Any]) -> None:
                 port["hostPort"] = port["containerPort"]
 
 
+# Pod defaulting only reads and writes ``spec``, and a cluster creates many pods from few templates (and
+# re-defaults every stored, already defaulted spec on update): remember encoded spec -> defaulted spec.
+# An already defaulted spec maps to b"" and needs no decode at all.
+_DEFAULTED_SPECS: dict[bytes, bytes] = {}
+_DEFAULTED_SPECS_LIMIT = 1024
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+
+
 def default_pod(pod: Obj) -> None:
     """``SetDefaults_Pod`` (requests default to limits, enableServiceLinks, host-network ports) and
-    ``SetDefaults_PodSpec``. Requests-from-limits runs first, as upstream's generated order does."""
+    ``SetDefaults_PodSpec``. Requests-from-limits runs first, as upstream's generated order does.
+
+    Memoised on the encoded spec (see ``_DEFAULTED_SPECS``); the spec dict is updated in place either way.
+    """
     spec = _dict(pod, "spec")
     if spec is None:
         return
+    try:
+        key: bytes | None = _encode(spec)
+    except (TypeError, ValueError):  # not JSON data: default it the slow way
+        key = None
+    if key is not None:
+        done = _DEFAULTED_SPECS.get(key)
+        if done is not None:
+            if done:
+                spec.clear()
+                spec.update(_decode(done))
+            return
+    _default_pod(spec)
+    if key is not None:
+        if len(_DEFAULTED_SPECS) >= _DEFAULTED_SPECS_LIMIT:
+            _DEFAULTED_SPECS.clear()
+        out = _encode(spec)
+        _DEFAULTED_SPECS[key] = b"" if out == key else out
+        _DEFAULTED_SPECS[out] = b""  # defaulting is idempotent
+
+
+def _default_pod(spec: Obj) -> None:
     for key in ("containers", "initContainers"):
         for container in _list(spec, key):
             if isinstance(container, dict):

@@ -4,6 +4,8 @@ Contract:
 - :func:`apply_merge_patch` and :func:`create_merge_patch` never mutate their arguments. Every dict
   and list of a result is freshly built; only immutable leaves (str, int, float, bool, None) are
   shared with the inputs.
+  :func:`apply_merge_patch_shared` builds the same result without copying what the patch leaves
+  alone: those subtrees are the original's, for callers that copy the result before mutating it.
 - Behaviour follows the library kube-apiserver uses, gopkg.in/evanphx/json-patch.v4 ``merge.go``
   (``MergePatch`` / ``CreateMergePatch``), including where it departs from the RFC:
 
@@ -25,7 +27,7 @@ import msgspec
 
 from kubelite.errors import BadRequest, InternalError, Status
 
-__all__ = ["apply_merge_patch", "create_merge_patch"]
+__all__ = ["apply_merge_patch", "apply_merge_patch_shared", "create_merge_patch"]
 
 _ENCODER = msgspec.json.Encoder()
 _DECODER = msgspec.json.Decoder()
@@ -86,6 +88,40 @@ def apply_merge_patch(original: Any, patch: Any) -> Any:
     doc: dict[str, Any] = _clone(original)
     _merge_docs(doc, patch)
     return doc
+
+
+def _merged_shared(doc: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    out = dict(doc)
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+            continue
+        current = out.get(key)
+        if type(current) is not dict:
+            out[key] = _pruned(value)
+        elif type(value) is not dict:
+            out[key] = _clone(value)
+        else:
+            out[key] = _merged_shared(current, value)
+    return out
+
+
+def apply_merge_patch_shared(original: Any, patch: Any) -> Any:
+    """:func:`apply_merge_patch` without the deep copy: every dict on a patched path is new, but the
+    subtrees the patch does not touch are ``original``'s own objects.
+
+    For a caller that copies the result before anything mutates it (the apiserver's typed decode of a
+    built-in kind builds fresh containers); same result and errors as :func:`apply_merge_patch`.
+    """
+    if type(patch) is list:
+        return _pruned(patch)
+    if type(patch) is not dict:
+        raise BadRequest.make("Invalid JSON Patch")
+    if original is None:
+        raise _internal("Invalid JSON Document")
+    if type(original) is not dict:
+        return _pruned(patch)
+    return _merged_shared(original, patch)
 
 
 # --- creating a merge patch ---------------------------------------------------------------------------

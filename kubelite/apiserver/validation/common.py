@@ -17,12 +17,15 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
+import msgspec
+
 from kubelite.api import names
 from kubelite.api.labels import Selector, selector_from_label_selector
 from kubelite.api.quantity import ERR_FORMAT_WRONG, Quantity, parse_quantity
 from kubelite.errors import FieldError
 
 __all__ = [
+    "memo_valid",
     "FIELD_IMMUTABLE",
     "IS_NEGATIVE",
     "EMPTY",
@@ -261,3 +264,36 @@ def labels(values: Any, path: str, errs: list[FieldError]) -> None:
         problems = _label_problems(k, v)
         if problems:
             errs.extend(FieldError.invalid(path, bad, msg) for bad, msg in problems)
+
+
+_Check = Callable[[Any, str, list[FieldError]], None]
+_MEMO_LIMIT: Final = 1024
+_memo_encode = msgspec.json.Encoder().encode
+
+
+def memo_valid(check: _Check) -> _Check:
+    """Remember the encoded values a pure ``check(value, path, errs)`` found valid.
+
+    A cluster validates the same sub-objects over and over (every replica of a template, every update
+    of a pod re-validates its unchanged spec). Only values that passed are remembered, so a rejection
+    always runs the full check and reports every error; values that are not JSON data are never
+    remembered. Each decorated check keeps its own bounded table (cleared when full).
+    """
+    valid: dict[tuple[str, bytes], None] = {}
+
+    @functools.wraps(check)
+    def memoised(value: Any, path: str, errs: list[FieldError]) -> None:
+        try:
+            key: tuple[str, bytes] | None = (path, _memo_encode(value))
+        except (TypeError, ValueError):
+            key = None
+        if key is not None and key in valid:
+            return
+        before = len(errs)
+        check(value, path, errs)
+        if key is not None and len(errs) == before:
+            if len(valid) >= _MEMO_LIMIT:
+                valid.clear()
+            valid[key] = None
+
+    return memoised

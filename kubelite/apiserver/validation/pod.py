@@ -26,6 +26,7 @@ from kubelite.apiserver.validation.common import (
     dns1123_label,
     label_selector,
     labels,
+    memo_valid,
     qualified_name,
     quantity,
     semantic_equal,
@@ -138,6 +139,7 @@ def _volumes(volumes: Sequence[Any], path: str, errs: list[FieldError]) -> dict[
     return valid
 
 
+@memo_valid
 def validate_tolerations(tolerations: Sequence[Any], path: str, errs: list[FieldError]) -> None:
     """``ValidateTolerations``."""
     for i, tol in enumerate(tolerations):
@@ -262,8 +264,13 @@ def _enum(value: Any, allowed: tuple[str, ...], path: str, errs: list[FieldError
         errs.append(FieldError.not_supported(path, value, allowed))
 
 
+@memo_valid  # a pure function of (spec, path), re-run for every replica and every pod update
 def validate_pod_spec(spec: Mapping[str, Any], path: str, errs: list[FieldError]) -> None:
     """``ValidatePodSpec``."""
+    _validate_pod_spec(spec, path, errs)
+
+
+def _validate_pod_spec(spec: Mapping[str, Any], path: str, errs: list[FieldError]) -> None:
     volumes = _volumes(as_list(spec.get("volumes")), f"{path}.volumes", errs) if spec.get("volumes") else {}
     containers = as_list(spec.get("containers"))
     validate_containers(containers, volumes, f"{path}.containers", errs)

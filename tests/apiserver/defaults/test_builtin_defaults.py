@@ -208,3 +208,29 @@ CASES: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
 def test_defaults_per_kind(group: str, kind: str, obj: dict[str, Any], want: dict[str, Any]) -> None:
     apply_defaults(group, kind, obj)
     assert obj == want
+
+
+def _pod_with(spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
+
+
+@pytest.mark.parametrize("spec", [
+    {"containers": [{"name": "c", "image": "nginx"}]},
+    {"containers": [{"name": "c", "image": "nginx:1.25", "resources": {"limits": {"cpu": "1"}}}],
+     "hostNetwork": True},
+    {"containers": [{"name": "c", "image": "busybox", "ports": [{"containerPort": 80}]}], "restartPolicy": "Never"},
+], ids=["minimal", "limits-and-host-network", "set-fields"])
+def test_pod_defaulting_memo_gives_the_same_result_in_place(spec: dict[str, Any]) -> None:
+    first = _pod_with(copy.deepcopy(spec))
+    apply_defaults("", "Pod", first)
+    for _ in range(2):  # second and third time: served from the memo
+        again = _pod_with(copy.deepcopy(spec))
+        spec_obj = again["spec"]
+        apply_defaults("", "Pod", again)
+        assert again == first
+        assert again["spec"] is spec_obj  # updated in place, not replaced
+        assert list(again["spec"]) == list(first["spec"])  # same key order, hence the same stored bytes
+        assert again["spec"]["containers"] is not first["spec"]["containers"]  # each caller gets its own copy
+    defaulted = copy.deepcopy(first)
+    apply_defaults("", "Pod", defaulted)
+    assert defaulted == first

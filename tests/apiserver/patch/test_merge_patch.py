@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubelite.apiserver.patch import apply_merge_patch, create_merge_patch
+from kubelite.apiserver.patch import apply_merge_patch, apply_merge_patch_shared, create_merge_patch
 from kubelite.errors import BadRequest, InternalError
 
 # RFC 7386 appendix A, in order. The two examples with a null or scalar patch document are below:
@@ -151,3 +151,36 @@ def test_create_then_apply_round_trips(a: dict[str, Any], b: dict[str, Any]) -> 
     patch = create_merge_patch(a, b)
     assert apply_merge_patch(a, patch) == b
     assert create_merge_patch(b, apply_merge_patch(b, {})) == {}
+
+
+@pytest.mark.parametrize(
+    ("original", "patch", "expected"), RFC7386_EXAMPLES, ids=[f"A.{i + 1}" for i in range(len(RFC7386_EXAMPLES))]
+)
+def test_shared_variant_matches_rfc7386(original: Any, patch: Any, expected: Any) -> None:
+    assert apply_merge_patch_shared(original, patch) == expected
+
+
+@given(_OBJECTS, _OBJECTS)
+def test_shared_variant_agrees_and_leaves_inputs_alone(a: dict[str, Any], p: dict[str, Any]) -> None:
+    a_before, p_before = copy.deepcopy(a), copy.deepcopy(p)
+    assert apply_merge_patch_shared(a, p) == apply_merge_patch(a, p)
+    assert a == a_before
+    assert p == p_before
+
+
+def test_shared_variant_copies_patched_paths_and_shares_the_rest() -> None:
+    original = {"spec": {"x": [1]}, "status": {"phase": "Pending", "c": {"d": 1}}}
+    out = apply_merge_patch_shared(original, {"status": {"phase": "Running"}})
+    assert out == {"spec": {"x": [1]}, "status": {"phase": "Running", "c": {"d": 1}}}
+    assert out is not original
+    assert out["status"] is not original["status"]
+    assert out["spec"] is original["spec"]
+    assert original["status"]["phase"] == "Pending"
+
+
+@pytest.mark.parametrize(("original", "patch", "error"), [
+    ({"a": 1}, None, BadRequest), ({"a": 1}, 5, BadRequest), (None, {"a": 1}, InternalError),
+], ids=["null-patch", "scalar-patch", "null-document"])
+def test_shared_variant_errors_match(original: Any, patch: Any, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        apply_merge_patch_shared(original, patch)

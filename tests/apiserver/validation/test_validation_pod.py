@@ -319,3 +319,23 @@ def test_status_update() -> None:
     assert strs(validate_status_update("", "Pod", new, old)) == [
         'status.podIPs[0]: Invalid value: "10.0.0.01": must not have leading 0s'
     ]
+
+
+def test_pod_spec_memo_still_reports_every_rejection() -> None:
+    from kubelite.apiserver.validation.pod import validate_pod_spec
+
+    good = {"containers": [{"name": "c", "image": "nginx", "imagePullPolicy": "Always",
+                            "terminationMessagePolicy": "File"}],
+            "restartPolicy": "Always", "dnsPolicy": "ClusterFirst"}
+    errs: list[Any] = []
+    validate_pod_spec(good, "spec", errs)
+    assert errs == []
+    bad = copy.deepcopy(good)
+    bad["restartPolicy"] = "Sometimes"
+    for _ in range(2):  # a rejected spec is never remembered as valid
+        errs = []
+        validate_pod_spec(bad, "spec", errs)
+        assert [e.field for e in errs] == ["spec.restartPolicy"]
+    errs = []
+    validate_pod_spec(good, "spec.template.spec", errs)  # the path is part of the memo key
+    assert errs == []
