@@ -182,5 +182,97 @@ def run(scenario: Path, seed: int | None, until: str | None, output: str, report
     sys.exit(0 if result.passed else 1)
 
 
+def _replay(scenario: Path, seed: int | None, at: str | None) -> tuple[Any, float]:
+    """Re-run SCENARIO deterministically up to AT (default: its end): (result, absolute virtual now)."""
+    from kubelite.scenario import ScenarioError, load_scenario, parse_duration, run_scenario
+
+    try:
+        sc = load_scenario(scenario)
+        limit = None if at is None else parse_duration(at)
+    except ScenarioError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    except ValueError as e:
+        click.echo(f"error: --at: {e}", err=True)
+        sys.exit(2)
+    result = run_scenario(sc, seed=seed, until=limit)
+    # Objects carry absolute virtual timestamps and the run's times are relative to its t = 0: the
+    # absolute time of t = 0 is `result.start` when the runner records it, else the clock's start.
+    return result, float(getattr(result, "start", EPOCH)) + result.until
+
+
+_AT_HELP = "Virtual time to stop the run at, e.g. 90s, 10m (default: the scenario's end)."
+
+
+@main.command()
+@click.argument("kind")
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--at", "at", default=None, help=_AT_HELP)
+@click.option("--seed", type=int, default=None, help="Seed (default: the scenario's `seed`).")
+@click.option("--output", "-o", type=click.Choice(["wide"]), default=None, help="-o wide adds columns.")
+@click.option("--namespace", "-n", default="default", show_default=True)
+@click.option("--all-namespaces", "-A", is_flag=True, help="List objects of every namespace.")
+@click.option("--sort-by", default=None, help="Sort by .metadata.creationTimestamp, .metadata.name or "
+                                              ".lastTimestamp (events default to .metadata.creationTimestamp).")
+def get(kind: str, scenario: Path, at: str | None, seed: int | None, output: str | None, namespace: str,
+        all_namespaces: bool, sort_by: str | None) -> None:
+    """`kubectl get KIND[/NAME]` on the state of SCENARIO at --at (default: the end of the run)."""
+    from kubelite.kubectl import no_resources_message, print_table, resolve_resource, select
+
+    what, _, name = kind.partition("/")
+    try:
+        resource = resolve_resource(what)
+    except KeyError:
+        click.echo(f'error: the server doesn\'t have a resource type "{what}"', err=True)
+        sys.exit(1)
+    result, now = _replay(scenario, seed, at)
+    objs = select(result.objects, resource, namespace=None if all_namespaces else namespace)
+    if name:
+        objs = [o for o in objs if o["metadata"].get("name") == name]
+        if not objs:
+            click.echo(f'Error from server (NotFound): {resource} "{name}" not found', err=True)
+            sys.exit(1)
+    if sort_by is None and resource == "events":
+        sort_by = ".metadata.creationTimestamp"
+    try:
+        text = print_table(resource, objs, now=now, wide=output == "wide", all_namespaces=all_namespaces,
+                           sort_by=sort_by)
+    except ValueError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(1)
+    if not text:
+        click.echo(no_resources_message(resource, namespace=None if all_namespaces else namespace), err=True)
+    click.echo(text, nl=False)
+
+
+@main.command()
+@click.argument("target", metavar="KIND/NAME")
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--at", "at", default=None, help=_AT_HELP)
+@click.option("--seed", type=int, default=None, help="Seed (default: the scenario's `seed`).")
+@click.option("--namespace", "-n", default="default", show_default=True)
+def describe(target: str, scenario: Path, at: str | None, seed: int | None, namespace: str) -> None:
+    """`kubectl describe KIND/NAME` on the state of SCENARIO at --at (default: the end of the run)."""
+    from kubelite.kubectl import DESCRIBABLE, resolve_resource
+    from kubelite.kubectl import describe as describe_object
+
+    what, _, name = target.partition("/")
+    try:
+        resource = resolve_resource(what)
+    except KeyError:
+        click.echo(f'error: the server doesn\'t have a resource type "{what}"', err=True)
+        sys.exit(1)
+    if not name or resource not in DESCRIBABLE:
+        click.echo(f"error: expected KIND/NAME with KIND one of {', '.join(DESCRIBABLE)}", err=True)
+        sys.exit(1)
+    result, now = _replay(scenario, seed, at)
+    try:
+        text = describe_object(resource, name, result.objects, now=now, namespace=namespace)
+    except ApiError as e:
+        click.echo(f"Error from server ({e.status.reason}): {e.message}", err=True)
+        sys.exit(1)
+    click.echo(text, nl=False)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
