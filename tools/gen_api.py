@@ -180,10 +180,24 @@ def normalize(node: Any) -> Any:
     return out
 
 
+#: Defaults upstream's published OpenAPI v3 carries (``+default=`` markers) but kubernetes-validate's JSON
+#: schemas drop. Server-side apply needs them: they complete list-map keys (a container port applied
+#: without ``protocol`` is keyed ``{"containerPort":80,"protocol":"TCP"}``, as upstream keys it).
+KEY_FIELD_DEFAULTS: dict[tuple[str, str], Any] = {
+    ("io.k8s.api.core.v1.ContainerPort", "protocol"): "TCP",
+    ("io.k8s.api.core.v1.ServicePort", "protocol"): "TCP",
+    ("io.k8s.api.core.v1.EndpointPort", "protocol"): "TCP",
+    ("io.k8s.api.discovery.v1.EndpointPort", "protocol"): "TCP",
+}
+
+
 def normalize_definition(name: str, node: dict[str, Any]) -> dict[str, Any]:
     if name in SPECIAL:
         return dict(SPECIAL[name][0])
     out: dict[str, Any] = normalize(node)
+    for (def_name, field), value in KEY_FIELD_DEFAULTS.items():
+        if def_name == name and field in out.get("properties", {}):
+            out["properties"][field]["default"] = value
     if gvks(node):
         # kubernetes-validate pins apiVersion/kind with an enum to pick a schema per document;
         # upstream's OpenAPI has no such enum (lists and embedded objects may omit or vary them).

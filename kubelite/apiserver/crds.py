@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from kubelite.api.resources import ResourceInfo
-from kubelite.api.schema import Schema
+from kubelite.api.schema import Schema, builtin_schemas
 from kubelite.apiserver.crd import apply_defaults, crd_defaults, validate, validate_crd
 from kubelite.errors import FieldError
 
@@ -35,13 +35,27 @@ _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
 
 
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+
+def _with_implicit_fields(raw: dict[str, Any]) -> dict[str, Any]:
+    """The schema as server-side apply sees it: upstream adds apiVersion, kind and metadata (ObjectMeta)
+    to every CRD's structural schema, whether or not the CRD lists them."""
+    props = dict(raw.get("properties") or {})
+    props.setdefault("apiVersion", {"type": "string"})
+    props.setdefault("kind", {"type": "string"})
+    props["metadata"] = {"$ref": _OBJECT_META}
+    return {**raw, "type": "object", "properties": props}
+
+
 class _Definition:
-    __slots__ = ("info", "scale", "schemas", "selectable", "served", "status", "storage")
+    __slots__ = ("info", "scale", "schemas", "selectable", "served", "ssa_schemas", "status", "storage")
 
     def __init__(self, crd: dict[str, Any]) -> None:
         spec = crd["spec"]
         names = spec["names"]
         self.schemas: dict[str, Schema | None] = {}
+        self.ssa_schemas: dict[str, Schema | None] = {}
         self.served: set[str] = set()
         self.storage = ""
         self.status = False
@@ -50,6 +64,8 @@ class _Definition:
         for v in spec.get("versions") or ():
             raw = (v.get("schema") or {}).get("openAPIV3Schema")
             self.schemas[v["name"]] = Schema.of(raw) if raw else None
+            # resolved against the built-in definitions (for ObjectMeta); Schema keeps the dict alive
+            self.ssa_schemas[v["name"]] = builtin_schemas().node(_with_implicit_fields(raw)) if raw else None
             if v.get("served", True):
                 self.served.add(v["name"])
             if v.get("storage"):
@@ -90,6 +106,11 @@ class CustomResources:
         if d is None:
             return None
         return d.schemas.get(version or d.storage)
+
+    def ssa_schema(self, info: ResourceInfo) -> Schema | None:
+        """The schema managedFields and server-side apply use (with the implicit top-level fields)."""
+        d = self._def(info)
+        return d.ssa_schemas.get(d.storage) if d is not None else None
 
     def serves(self, info: ResourceInfo, api_version: str) -> bool:
         d = self._def(info)

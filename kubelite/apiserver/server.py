@@ -167,6 +167,11 @@ class ApiServer:
     def table(self, info: ResourceInfo) -> Table:
         return self._tables[(info.group, info.plural)]
 
+    def _ssa_schema(self, info: ResourceInfo) -> Schema | None:
+        if info.schema_ref is not None:
+            return builtin_schemas().get(info.schema_ref)
+        return self.crs.ssa_schema(info)
+
     def schema(self, info: ResourceInfo) -> Schema | None:
         if info.schema_ref is not None:
             return builtin_schemas().get(info.schema_ref)
@@ -352,7 +357,7 @@ class ApiServer:
     ) -> dict[str, Any]:
         if not self.track_managed_fields:
             return new
-        schema = self.schema(info)
+        schema = self._ssa_schema(info)
         if schema is None:
             return new
         return self.field_manager.update(
@@ -815,11 +820,12 @@ class ApiServer:
                 raise BadRequest.make("error decoding YAML: apply patches must be objects")
             self._check_decoding(info, patch, field_validation, warnings, is_apply=True)
             applied = patch
-            assert schema is not None
+            apply_schema = self._ssa_schema(info)
+            assert apply_schema is not None
 
             def mutate(live: dict[str, Any]) -> dict[str, Any]:
                 merged = self.field_manager.apply(
-                    live or None, _copy(applied), manager=manager, schema=schema,
+                    live or None, _copy(applied), manager=manager, schema=apply_schema,
                     api_version=applied.get("apiVersion", info.api_version), now=self.clock.timestamp(),
                     force=bool(force), subresource=subresource, kind=info.kind,
                     ignored_fields=self._reset_fields(info, subresource),

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from kubelite.cluster import Cluster
-from kubelite.errors import BadRequest, Invalid, NotFound
+from kubelite.errors import BadRequest, Conflict, Invalid, NotFound
 
 
 def widget_crd(**extra: Any) -> dict[str, Any]:
@@ -132,3 +132,18 @@ async def test_deleting_crd_removes_resources(crd_cluster: Cluster) -> None:
         await c.get("customresourcedefinitions", "widgets.example.com")
     with pytest.raises(BadRequest):
         await c.list("widgets")
+
+
+async def test_server_side_apply_on_a_custom_resource(crd_cluster: Cluster) -> None:
+    # upstream adds apiVersion, kind and metadata to every CRD schema for field tracking, whether or not the
+    # CRD declares them (the widget CRD does not)
+    c = crd_cluster.client
+    w = await c.apply(widget("a", color="red"), field_manager="alice")
+    assert w["spec"]["color"] == "red"
+    assert {m["manager"] for m in w["metadata"]["managedFields"]} == {"alice"}
+    relabeled = widget("a", color="red")
+    relabeled["metadata"]["labels"] = {"team": "x"}
+    w = await c.apply(relabeled, field_manager="alice")
+    assert w["metadata"]["labels"] == {"team": "x"}
+    with pytest.raises(Conflict):
+        await c.apply(widget("a", color="blue"), field_manager="bob")

@@ -533,3 +533,13 @@ async def test_service_cluster_ip_allocation(cluster: Cluster) -> None:
     await cluster.client.delete("services", "a")
     again = await cluster.client.create(svc("b", clusterIP=a["spec"]["clusterIP"]))  # released on delete
     assert again["spec"]["clusterIP"] == a["spec"]["clusterIP"]
+
+
+async def test_reapply_of_ports_without_protocol_keys_them_with_the_default(cluster: Cluster) -> None:
+    # list-map keys are completed with schema defaults (ContainerPort.protocol defaults to TCP upstream)
+    d = deployment()
+    d["spec"]["template"]["spec"]["containers"][0]["ports"] = [{"containerPort": 80}, {"containerPort": 443}]
+    await cluster.client.apply(d, field_manager="kubectl")
+    out = await cluster.client.apply(d, field_manager="kubectl")
+    ports = out["spec"]["template"]["spec"]["containers"][0]["ports"]
+    assert [(p["containerPort"], p["protocol"]) for p in ports] == [(80, "TCP"), (443, "TCP")]
