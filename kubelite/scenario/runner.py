@@ -39,8 +39,9 @@ from kubelite.scenario.view import ClusterView
 __all__ = ["FINAL_KINDS", "run_scenario", "run_scenario_async"]
 
 #: the kinds whose final state goes into ``RunResult.objects``, in this order
-FINAL_KINDS = ("nodes", "pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "services",
-               "endpointslices", "persistentvolumeclaims", "poddisruptionbudgets", "events")
+FINAL_KINDS = ("namespaces", "nodes", "pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs",
+               "cronjobs", "services", "endpointslices", "configmaps", "secrets", "persistentvolumeclaims",
+               "persistentvolumes", "horizontalpodautoscalers", "poddisruptionbudgets", "leases", "events")
 
 Progress = Callable[[float, float], None]
 
