@@ -71,3 +71,20 @@ def test_trace_is_identical_across_processes_and_hash_seeds() -> None:
         digests.add(out.stdout.strip())
     local = hashlib.sha256(asyncio.run(workload(7))).hexdigest()
     assert digests == {local}
+
+
+def test_whole_system_replays_across_processes() -> None:
+    """A full scenario (controllers, scheduler, kubelets, network, traffic) gives byte-identical JSON in two
+    processes with different string-hash seeds."""
+    root = os.path.dirname(os.path.dirname(__file__))
+    outputs = set()
+    for hash_seed in ("1", "999"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        out = subprocess.run(
+            [sys.executable, "-m", "kubelite.cli", "run", "scenarios/ecommerce-frontend-scale.yaml", "--seed", "3",
+             "--output", "json"],
+            env=env, capture_output=True, check=True, cwd=root,
+        )
+        outputs.add(hashlib.sha256(out.stdout).hexdigest())
+        assert b'"passed":true' in out.stdout.replace(b" ", b"")
+    assert len(outputs) == 1
