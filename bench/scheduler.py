@@ -11,9 +11,11 @@ the last bind (upstream SchedulingBasic: 5,000 nodes, 1,000 initial pods, 10,000
 - spread: pods with a zone topologySpreadConstraint (maxSkew 1, DoNotSchedule) over 10 zones.
 - preemption: nodes filled with low-priority pods; measured pods have high priority and each
   preempts one victim (a fake kubelet finishes deletions at once).
-The floor, measured in the same run, is what the API work alone costs per pod: the same creates plus a
-``pods/binding`` per pod to a round-robin node, with no scheduler. ``--profile`` prints where the
-measured phase spends its time (cProfile, top functions by own time).
+Like upstream's scheduler_perf (apiserver + scheduler only), the clusters start neither their own
+kube-scheduler nor controllers. The floor, measured in the same run, is what the API work alone costs
+per pod: the same creates plus a ``pods/binding`` per pod to a round-robin node, with no scheduler.
+``--profile`` prints where the measured phase spends its time (cProfile, top ``--top`` functions by
+own and by cumulative time).
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ async def fake_kubelet(cluster: Cluster) -> None:
 
 async def floor(args: argparse.Namespace, workload: str) -> float:
     """Creates + bindings with no scheduler: pods/s of the API work alone."""
-    async with Cluster(seed=1, track_managed_fields=False) as cluster:
+    async with Cluster(seed=1, track_managed_fields=False, scheduler=False, controllers=False) as cluster:
         await make_nodes(cluster, args.nodes, workload)
         t0 = time.perf_counter()
         for i in range(args.measured):
@@ -90,7 +92,7 @@ async def floor(args: argparse.Namespace, workload: str) -> float:
 
 
 async def run(args: argparse.Namespace, workload: str) -> dict[str, Any]:
-    async with Cluster(seed=1, track_managed_fields=False) as cluster:
+    async with Cluster(seed=1, track_managed_fields=False, scheduler=False, controllers=False) as cluster:
         await make_nodes(cluster, args.nodes, workload)
         factory = SharedInformerFactory(cluster.client, clock=cluster.clock, rng=cluster.rng)
         sched = Scheduler(cluster.client, factory, clock=cluster.clock, rng=cluster.rng)
@@ -120,7 +122,9 @@ async def run(args: argparse.Namespace, workload: str) -> dict[str, Any]:
         elapsed = time.perf_counter() - t0
         if prof:
             prof.disable()
-            pstats.Stats(prof).sort_stats("tottime").print_stats(18)
+            stats = pstats.Stats(prof)
+            stats.sort_stats("tottime").print_stats(args.top)
+            stats.sort_stats("cumulative").print_stats(args.top)
         st = sched.statistics()
         return {"workload": workload, "pods_per_s": args.measured / elapsed, "elapsed_s": elapsed,
                 "attempts": st.attempts, "victims": st.preemption_victims}
@@ -133,6 +137,7 @@ async def main() -> None:
     ap.add_argument("--initial", type=int, default=1000)
     ap.add_argument("--measured", type=int, default=10000)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--top", type=int, default=25, help="functions listed per profile table")
     ap.add_argument("--no-floor", action="store_true")
     args = ap.parse_args()
     workloads = ["basic", "gpu", "spread", "preemption"] if args.workload == "all" else [args.workload]
@@ -141,7 +146,8 @@ async def main() -> None:
         print(f"floor (create + bind, no scheduler): {f:,.0f} pods/s")
     for w in workloads:
         r = await run(args, w)
-        print(f"{w}: {r['pods_per_s']:,.0f} pods/s ({r['elapsed_s']:.1f}s) attempts={r['attempts']}")
+        print(f"{w}: {r['pods_per_s']:,.0f} pods/s ({r['elapsed_s']:.1f}s) attempts={r['attempts']} "
+              f"victims={r['victims']}")
 
 
 if __name__ == "__main__":

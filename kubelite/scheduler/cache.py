@@ -19,6 +19,8 @@ Follows ``pkg/scheduler/backend/cache/cache.go`` and ``backend/queue/nominator.g
 
 from __future__ import annotations
 
+from collections.abc import Set
+
 from kubelite.api.types import Node
 from kubelite.scheduler.framework.types import NodeInfo, PodInfo
 
@@ -55,6 +57,10 @@ class Nominator:
         if node is not None:
             self._by_node[node] = [pod if p.uid == pod.uid else p for p in self._by_node[node]]
 
+    def node_names(self) -> Set[str]:
+        """The nodes that have nominated pods (a live view; do not keep it across changes)."""
+        return self._by_node.keys()
+
     def node_of(self, uid: str) -> str:
         return self._node_of.get(uid, "")
 
@@ -81,6 +87,9 @@ class Cache:
         self.pods_with_required_anti_affinity = 0
         #: image name -> number of nodes that have it (ImageLocality's spread)
         self.image_nodes: dict[str, int] = {}
+        #: names of the nodes with taints or ``spec.unschedulable`` (only those can fail the fused
+        #: taint and cordon tests of :mod:`kubelite.scheduler.fast_path`)
+        self.restricted: set[str] = set()
 
     def _count_images(self, ni: NodeInfo, delta: int) -> None:
         counts = self.image_nodes
@@ -111,6 +120,10 @@ class Cache:
             if was_placeholder:
                 self._list = None
         self._count_images(ni, 1)
+        if ni.taints or ni.unschedulable:
+            self.restricted.add(ni.name)
+        else:
+            self.restricted.discard(ni.name)
         return ni
 
     update_node = add_node
@@ -120,6 +133,7 @@ class Cache:
         if ni is None:
             return
         self._list = None
+        self.restricted.discard(name)
         self._count_images(ni, -1)
         ni.image_sizes = {}
         if ni.pods:  # keep the pods accounted for until they are deleted (upstream does the same)

@@ -11,8 +11,11 @@ make the choice a pure function of the cache, the pod and the rng state.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from itertools import compress, islice
 
 from kubelite.scheduler.cache import Cache
+from kubelite.scheduler.fast_path import find_feasible_nodes
 from kubelite.scheduler.framework.cycle_state import CycleState
 from kubelite.scheduler.framework.fit_error import FitError
 from kubelite.scheduler.framework.runtime import RESTRICTING_PLUGINS, Framework
@@ -27,6 +30,7 @@ __all__ = [
     "ScheduleResult",
     "num_feasible_nodes_to_find",
     "schedule_pod",
+    "select_host",
 ]
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -65,6 +69,67 @@ def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> in
     return max(n, MIN_FEASIBLE_NODES_TO_FIND)
 
 
+def select_host(totals: list[int], rng: random.Random) -> int:
+    """The index of the highest total; ties broken by reservoir sampling on the seeded rng, one draw
+    ``randrange(ties)`` per node equal to the running maximum (upstream ``selectHost`` before 1.27).
+
+    Past the first occurrence of the overall maximum the running maximum no longer changes, so only
+    the prefix before it needs the step-by-step scan; the later ties are found with ``list.index``."""
+    below = _randbelow(rng)
+    top = max(totals)
+    first = totals.index(top)
+    best = 0
+    best_score = totals[0]
+    ties = 1
+    for i in range(1, first + 1):
+        s = totals[i]
+        if s > best_score:
+            best, best_score, ties = i, s, 1
+        elif s == best_score:
+            ties += 1
+            if below(ties) == 0:
+                best = i
+    # Now best_score == top and best == first, with ``ties`` equal scores seen so far.
+    rest = compress(range(first + 1, len(totals)), map(top.__eq__, islice(totals, first + 1, None)))
+    if below is rng.randrange:
+        for i in rest:
+            ties += 1
+            if below(ties) == 0:
+                best = i
+        return best
+    # _randbelow inlined (this loop runs once per tie, often hundreds of times a cycle).
+    getrandbits = rng.getrandbits
+    k = ties.bit_length()
+    for i in rest:
+        ties += 1
+        if ties >> k:
+            k += 1
+        r = getrandbits(k)
+        while r >= ties:
+            r = getrandbits(k)
+        if r == 0:
+            best = i
+    return best
+
+
+def _randbelow(rng: random.Random) -> Callable[[int], int]:
+    """``rng.randrange`` for a positive bound, inlined for a plain ``random.Random``: the same draws
+    as CPython's ``Random._randbelow_with_getrandbits`` (one ``getrandbits(n.bit_length())`` per try,
+    rejecting values >= n); a test pins the equivalence."""
+    if type(rng)._randbelow is not random.Random._randbelow_with_getrandbits:  # type: ignore[attr-defined]
+        return rng.randrange
+    getrandbits = rng.getrandbits
+
+    def below(n: int) -> int:
+        k = n.bit_length()
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        return r
+
+    return below
+
+
 def _fit_error(pod: PodInfo, n: int, statuses: dict[str, Status], pre_filter_msg: str = "") -> FitError:
     plugins = {st.plugin for st in statuses.values() if st.plugin}
     return FitError(pod.key, n, statuses, pre_filter_msg=pre_filter_msg, unschedulable_plugins=plugins)
@@ -98,7 +163,6 @@ def schedule_pod(fwk: Framework, cache: Cache, state: CycleState, pod: PodInfo, 
                 statuses[ni.name] = absent
 
     feasible: list[NodeInfo] = []
-    with_nominated = len(cache.nominator) > 0
     # A nominated node (set by an earlier preemption) is tried first, alone (upstream evaluateNominatedNode).
     pst = pod.pod.status
     nominated = pst.nominated_node_name if pst is not None else None
@@ -112,25 +176,9 @@ def schedule_pod(fwk: Framework, cache: Cache, state: CycleState, pod: PodInfo, 
     next_start = start
     if not feasible:
         to_find = num_feasible_nodes_to_find(percentage, n) if nodes is all_nodes else n
-        fns = fwk.filter_fns(state)
-        run_filters = fwk.run_filters
-        begin = start % n if n else 0
-        processed = 0
-        for i in range(n):
-            ni = nodes[(begin + i) % n]
-            processed += 1
-            if with_nominated:
-                fst = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
-            else:
-                fst = run_filters(fns, state, pod, ni)
-            if fst is None:
-                feasible.append(ni)
-                if len(feasible) >= to_find:
-                    break
-            else:
-                if fst.code == ERROR:
-                    raise RuntimeError(fst.message)
-                statuses[ni.name] = fst
+        feasible, processed = find_feasible_nodes(
+            fwk, state, pod, nodes, begin=start % n if n else 0, to_find=to_find, statuses=statuses,
+            nominated_nodes=cache.nominator.node_names(), restricted=cache.restricted)
         if nodes is all_nodes:
             next_start = (start + processed) % n_all
     if not feasible:
@@ -144,18 +192,7 @@ def schedule_pod(fwk: Framework, cache: Cache, state: CycleState, pod: PodInfo, 
     if pst2 is not None:
         raise RuntimeError(pst2.message)
     per_plugin, totals = fwk.run_score_plugins(state, pod, feasible)
-    # selectHost: the highest total; ties broken by reservoir sampling on the seeded rng.
-    best = 0
-    best_score = totals[0]
-    ties = 1
-    for i in range(1, len(totals)):
-        s = totals[i]
-        if s > best_score:
-            best, best_score, ties = i, s, 1
-        elif s == best_score:
-            ties += 1
-            if rng.randrange(ties) == 0:
-                best = i
+    best = select_host(totals, rng)
     r = ScheduleResult(feasible[best].name, len(feasible) + len(statuses), len(feasible))
     r.nodes = feasible
     r.per_plugin = per_plugin

@@ -115,7 +115,8 @@ class Scheduler:
             self._hints[plan.scheduler_name] = fwk.events_to_register()
         first = next(iter(self.frameworks.values()))
         self.queue = SchedulingQueue(
-            clock=self.clock, less=first.less, pre_enqueue=self._pre_enqueue, hints_for=self._hints_for)
+            clock=self.clock, less=first.less, pre_enqueue=self._pre_enqueue, hints_for=self._hints_for,
+            sort_key=first.sort_key)
 
     def _fwk_for(self, pod: PodInfo) -> Framework | None:
         spec = pod.pod.spec

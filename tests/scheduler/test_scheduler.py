@@ -217,7 +217,7 @@ async def test_node_affinity_and_scores_are_explained(cluster: Cluster) -> None:
 
 async def test_schedulers_with_same_seed_make_same_choices() -> None:
     async def run() -> dict[str, str | None]:
-        async with Cluster(seed=7) as c:
+        async with Cluster(seed=7, scheduler=False, controllers=False) as c:
             for i in range(5):
                 await create_node(c, f"n{i}")
             async with running_scheduler(c) as sched:

@@ -168,3 +168,24 @@ def test_delete_while_in_flight_is_not_requeued() -> None:
     q.delete("uid-default-p")
     q.add_unschedulable(qpi, q.scheduling_cycle)
     assert q.where("uid-default-p") is None
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2], ids=["seed0", "seed1", "seed2"])
+def test_sort_key_pops_in_the_same_order_as_less(seed: int) -> None:
+    import random
+
+    rnd = random.Random(seed)
+    sort = priority_sort.new({}, None)
+    clocks = [ManualClock(), ManualClock()]
+    queues = [SchedulingQueue(clock=c, less=sort.less, pre_enqueue=lambda pi: None,  # type: ignore[arg-type]
+                              hints_for=lambda pi: HINTS, sort_key=k)
+              for c, k in zip(clocks, (None, sort.sort_key))]
+    for i in range(200):
+        pod = PodInfo(make_pod(f"p{i}", priority=rnd.choice([0, 1, 5])))
+        for q in queues:
+            q.add(pod)
+        if rnd.random() < 0.5:  # equal timestamps too: ties go to insertion order
+            for c in clocks:
+                c.advance(rnd.choice([0.5, 1]))
+    orders = [[qpi.pod_info.name for qpi in iter(q.pop, None)] for q in queues]
+    assert len(orders[0]) == 200 and orders[0] == orders[1]

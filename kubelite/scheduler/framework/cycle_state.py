@@ -5,13 +5,20 @@ scheduling attempt of a pod; plugins write their PreFilter/PreScore results unde
 read them back in Filter/Score. Preemption :meth:`clone`\\ s it (values implementing ``clone()`` are
 deep-copied through it, others shared) so a dry run never leaks into the real cycle. Reading a missing
 key raises :class:`KeyError`, as upstream returns ``ErrNotFound``.
+
+:class:`FeasibleFacts` (kubelite-specific) is what the Filter loop learned about the nodes it found
+feasible, left under :data:`FEASIBLE_FACTS` for Score plugins to reuse instead of walking the nodes
+again; it describes one list object only, so readers go through :func:`feasible_facts`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["CycleState"]
+__all__ = ["FEASIBLE_FACTS", "CycleState", "FeasibleFacts", "feasible_facts"]
+
+FEASIBLE_FACTS = "kubelite/feasible-facts"
 
 
 class CycleState:
@@ -43,3 +50,20 @@ class CycleState:
         c.skip_filter_plugins = set(self.skip_filter_plugins)
         c.skip_score_plugins = set(self.skip_score_plugins)
         return c
+
+
+class FeasibleFacts:
+    """``res_keys[i]`` is ``nodes[i].res_key``; ``tainted`` whether any of ``nodes`` has a taint."""
+
+    __slots__ = ("nodes", "res_keys", "tainted")
+
+    def __init__(self, nodes: Sequence[Any], res_keys: list[str], tainted: bool) -> None:
+        self.nodes = nodes
+        self.res_keys = res_keys
+        self.tainted = tainted
+
+
+def feasible_facts(state: CycleState, nodes: Sequence[Any]) -> FeasibleFacts | None:
+    """The facts about exactly ``nodes`` (the same list object), if the Filter loop left them."""
+    f: FeasibleFacts | None = state.data.get(FEASIBLE_FACTS)
+    return f if f is not None and f.nodes is nodes else None

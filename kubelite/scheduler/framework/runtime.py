@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
+from operator import add
 from typing import TYPE_CHECKING, Any
 
 from kubelite.clock import Clock
@@ -145,6 +146,11 @@ class Framework:
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         return bool(self.queue_sort.less(a, b))
 
+    @property
+    def sort_key(self) -> Callable[[QueuedPodInfo], Any] | None:
+        """The QueueSort plugin's ``sort_key(qpi)`` if it has one (ordered exactly as ``less``)."""
+        return getattr(self.queue_sort, "sort_key", None)
+
     # --- scheduling cycle ---
     def run_pre_filter_plugins(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo],
                                ) -> tuple[PreFilterResult | None, Status | None]:
@@ -254,25 +260,35 @@ class Framework:
 
     def run_score_plugins(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo],
                           ) -> tuple[dict[str, list[int]], list[int]]:
-        """(plugin -> weighted scores per node, total per node)."""
+        """(plugin -> weighted scores per node, total per node).
+
+        A plugin may offer ``score_nodes(state, pod, nodes) -> list[int]``, which must equal
+        ``[score(state, pod, n) for n in nodes]``; it is used instead of a call per node."""
         totals = [0] * len(nodes)
         per_plugin: dict[str, list[int]] = {}
         skipped = state.skip_score_plugins
         for p, weight in zip(self.score_plugins, self.score_weights):
             if p.name in skipped:
                 continue
-            fn = p.score
-            scores = [fn(state, pod, n) for n in nodes]
+            batch = getattr(p, "score_nodes", None)
+            if batch is not None:
+                scores: list[int] = batch(state, pod, nodes)
+            else:
+                fn = p.score
+                scores = [fn(state, pod, n) for n in nodes]
             norm = getattr(p, "normalize_score", None)
             if norm is not None:
                 norm(state, pod, scores)
-            for i, s in enumerate(scores):
-                if s < MIN_NODE_SCORE or s > MAX_NODE_SCORE:
-                    raise ValueError(f"plugin {p.name} returns an invalid score {s}, it should be in the "
-                                     f"range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
-                ws = s * weight
-                scores[i] = ws
-                totals[i] += ws
+            # Scores take few distinct values (nodes of one shape score alike): check and weight
+            # those, then spread them with C-level passes.
+            values = set(scores)
+            if values and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
+                bad = next(s for s in scores if s < MIN_NODE_SCORE or s > MAX_NODE_SCORE)
+                raise ValueError(f"plugin {p.name} returns an invalid score {bad}, it should be in the "
+                                 f"range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+            if weight != 1:
+                scores = list(map({v: v * weight for v in values}.__getitem__, scores))
+            totals = list(map(add, totals, scores)) if per_plugin else list(scores)
             per_plugin[p.name] = scores
         return per_plugin, totals
 

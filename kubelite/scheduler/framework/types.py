@@ -9,6 +9,10 @@ Follows ``pkg/scheduler/framework/types.go``. Contract:
   scheduler cache mutates it (:meth:`add_pod`/:meth:`remove_pod`/:meth:`set_node`), always between
   scheduling cycles or inside one (never across an ``await``), so plugins see a consistent view.
   Preemption works on :meth:`clone`\\ s. ``generation`` increases on every change.
+- ``NodeInfo.res_key`` is a string that determines every resource aggregate NodeResourcesFit and
+  NodeResourcesBalancedAllocation read (allocatable, requested, non-zero requested, pod count and
+  slots). It is recomputed on every change, so two nodes with equal keys get the same Filter status
+  and the same resource scores for a pod: the fast path memoises those per key within a cycle.
 - Quantities are integers: ``cpu`` in millicores, everything else in base units (upstream
   ``Resource``). ``pods`` is the allocatable pod count.
 """
@@ -16,6 +20,7 @@ Follows ``pkg/scheduler/framework/types.go``. Contract:
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -202,8 +207,8 @@ class NodeInfo:
 
     __slots__ = (
         "allocatable", "allowed_pods", "generation", "image_sizes", "labels", "name", "node", "non_zero_cpu",
-        "non_zero_mem", "pods", "pods_with_affinity", "pods_with_required_anti_affinity", "requested", "taints",
-        "unschedulable", "used_ports",
+        "non_zero_mem", "pods", "pods_with_affinity", "pods_with_required_anti_affinity", "requested", "res_key",
+        "taints", "unschedulable", "used_ports",
     )
 
     def __init__(self, node: Node | None = None) -> None:
@@ -223,6 +228,8 @@ class NodeInfo:
         self.non_zero_mem = 0
         self.used_ports: dict[tuple[str, str, int], int] = {}
         self.generation = next(_generation)
+        self.res_key = ""
+        self._update_res_key()
         if node is not None:
             self.set_node(node)
 
@@ -243,6 +250,16 @@ class NodeInfo:
                 sizes[n] = img.size_bytes or 0
         self.image_sizes = sizes
         self.generation = next(_generation)
+        self._update_res_key()
+
+    def _update_res_key(self) -> None:
+        # A str so that its hash is computed once per change, not once per lookup (tuples rehash);
+        # interned so that nodes in the same state share one object, and memo lookups over hundreds
+        # of nodes hit by identity in a few hot objects instead of comparing scattered copies.
+        # Dict reprs are unambiguous for str keys and int values; equal states written in another
+        # key order only cost a memo miss.
+        self.res_key = sys.intern(f"{self.allowed_pods} {len(self.pods)} {self.non_zero_cpu} {self.non_zero_mem} "
+                                  f"{self.allocatable!r} {self.requested!r}")
 
     def add_pod(self, pi: PodInfo) -> None:
         self.pods.append(pi)
@@ -259,6 +276,7 @@ class NodeInfo:
         for p in pi.host_ports:
             ports[p] = ports.get(p, 0) + 1
         self.generation = next(_generation)
+        self._update_res_key()
 
     def remove_pod(self, pi: PodInfo) -> bool:
         """Remove the pod with ``pi``'s uid (the stored PodInfo's requests are subtracted)."""
@@ -284,6 +302,7 @@ class NodeInfo:
             else:
                 ports.pop(p, None)
         self.generation = next(_generation)
+        self._update_res_key()
         return True
 
     def clone(self) -> NodeInfo:
@@ -304,6 +323,7 @@ class NodeInfo:
         c.non_zero_mem = self.non_zero_mem
         c.used_ports = dict(self.used_ports)
         c.generation = self.generation
+        c.res_key = self.res_key
         return c
 
     def __repr__(self) -> str:

@@ -20,12 +20,12 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: list[int])
     top = max(scores, default=0)
     if top == 0:
         if reverse:
-            for i in range(len(scores)):
-                scores[i] = max_priority
+            scores[:] = [max_priority] * len(scores)
         return
-    for i, s in enumerate(scores):
-        v = max_priority * s // top
-        scores[i] = max_priority - v if reverse else v
+    if reverse:
+        scores[:] = [max_priority - max_priority * s // top for s in scores]
+    else:
+        scores[:] = [max_priority * s // top for s in scores]
 
 
 def tolerates_taint(tol: Any, taint: Any) -> bool:

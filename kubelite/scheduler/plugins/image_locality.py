@@ -5,6 +5,7 @@ that has it). Scores between 23 MB and 1000 MB per container map linearly onto [
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from kubelite.scheduler.framework.cycle_state import CycleState
@@ -20,6 +21,7 @@ MIN_THRESHOLD = 23 * _MB
 MAX_CONTAINER_THRESHOLD = 1000 * _MB
 _KEY = "PreScore" + NAME
 _SKIP = Status(SKIP)
+_IMAGE_SIZES = attrgetter("image_sizes")
 
 
 def normalized_image_name(name: str) -> str:
@@ -27,6 +29,12 @@ def normalized_image_name(name: str) -> str:
     if "@" in name or ":" in name.rsplit("/", 1)[-1]:
         return name
     return name + ":latest"
+
+
+def _scaled(total: int, n_containers: int) -> int:
+    max_threshold = MAX_CONTAINER_THRESHOLD * n_containers
+    total = min(max(total, MIN_THRESHOLD), max_threshold)
+    return 100 * (total - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
 
 
 class ImageLocality:
@@ -52,6 +60,18 @@ class ImageLocality:
         state.write(_KEY, (images, max(1, len(containers))))
         return None
 
+    def score_nodes(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> list[int]:
+        """``[score(n) for n in nodes]``; a node without images scores as an empty sum."""
+        if type(self).score is not ImageLocality.score:  # a subclass may score image-less nodes
+            return [self.score(state, pod, ni) for ni in nodes]
+        n_containers: int
+        _, n_containers = state.read(_KEY)
+        empty = _scaled(0, n_containers)
+        if not any(map(_IMAGE_SIZES, nodes)):
+            return [empty] * len(nodes)
+        score = self.score
+        return [score(state, pod, ni) if ni.image_sizes else empty for ni in nodes]
+
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
         images: list[tuple[str, float]]
         n_containers: int
@@ -62,9 +82,7 @@ class ImageLocality:
             size = sizes.get(name)
             if size:
                 total += int(size * spread)
-        max_threshold = MAX_CONTAINER_THRESHOLD * n_containers
-        total = min(max(total, MIN_THRESHOLD), max_threshold)
-        return 100 * (total - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+        return _scaled(total, n_containers)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [ClusterEventWithHint(ClusterEvent("Node", ADD | UPDATE))]

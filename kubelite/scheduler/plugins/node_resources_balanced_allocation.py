@@ -1,6 +1,7 @@
 """NodeResourcesBalancedAllocation (upstream ``plugins/noderesources/balanced_allocation.go``): prefer
 nodes whose resource fractions (requested / allocatable, pod included) stay close to each other:
-``(1 - stddev) * 100``. Skipped for pods without requests (upstream's best-effort skip)."""
+``(1 - stddev) * 100``. Skipped for pods without requests (upstream's best-effort skip).
+The score reads only resource aggregates, so :meth:`score_nodes` computes it once per ``res_key``."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from kubelite.scheduler.framework.interface import (
 )
 from kubelite.scheduler.framework.status import SKIP, Status
 from kubelite.scheduler.framework.types import NodeInfo, PodInfo
+from kubelite.scheduler.plugins.node_resources_fit import memo_resource_scores
 
 __all__ = ["NAME", "NodeResourcesBalancedAllocation", "new"]
 
@@ -35,6 +37,11 @@ class NodeResourcesBalancedAllocation:
         if not any(pod.requests.get(r, 0) for r in self.resources):
             return _SKIP
         return None
+
+    def score_nodes(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> list[int]:
+        if type(self).score is not NodeResourcesBalancedAllocation.score:  # may read more than resources
+            return [self.score(state, pod, ni) for ni in nodes]
+        return memo_resource_scores(self.score, state, pod, nodes)
 
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
         fractions: list[float] = []

@@ -9,14 +9,19 @@ Score (``scoringStrategy.type``, resources default cpu and memory with weight 1)
 ``LeastAllocated`` (default, spreads) ``(alloc - req) * 100 / alloc``; ``MostAllocated`` (bin packing)
 ``req * 100 / alloc``; ``RequestedToCapacityRatio`` a piecewise-linear ``shape`` over utilisation.
 cpu and memory are counted with upstream's non-zero defaults (100m, 200Mi) for pods without requests.
+
+Both Filter and Score read only the node's resource aggregates, which ``NodeInfo.res_key`` determines:
+:meth:`NodeResourcesFit.filter_memo` and :meth:`NodeResourcesFit.score_nodes` compute each once per
+distinct key in a cycle (nodes of one shape share results), with the same outcome as per node.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
-from kubelite.scheduler.framework.cycle_state import CycleState
+from kubelite.scheduler.framework.cycle_state import CycleState, feasible_facts
 from kubelite.scheduler.framework.interface import (
     ADD,
     DELETE,
@@ -30,7 +35,7 @@ from kubelite.scheduler.framework.status import UNSCHEDULABLE, UNSCHEDULABLE_AND
 from kubelite.scheduler.framework.types import NodeInfo, PodInfo
 
 __all__ = ["LEAST_ALLOCATED", "MOST_ALLOCATED", "NAME", "REQUESTED_TO_CAPACITY_RATIO", "NodeResourcesFit",
-           "new", "resource_scorer"]
+           "memo_resource_scores", "new", "resource_scorer"]
 
 NAME = "NodeResourcesFit"
 LEAST_ALLOCATED = "LeastAllocated"
@@ -80,6 +85,9 @@ def resource_scorer(strategy: Mapping[str, Any] | None) -> tuple[list[tuple[str,
     raise ValueError(f"scoring strategy {typ} is not supported")
 
 
+_RES_KEY = attrgetter("res_key")
+
+
 def _is_extended(name: str) -> bool:
     return "/" in name and not name.startswith("kubernetes.io/")
 
@@ -119,6 +127,24 @@ class NodeResourcesFit:
             return None
         return Status(UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else UNSCHEDULABLE, *reasons)
 
+    def filter_memo(self, state: CycleState, pod: PodInfo, node: NodeInfo,
+                    memo: dict[str, Status | None]) -> Status | None:
+        """:meth:`filter` tagged with the plugin name, memoised by ``node.res_key`` for one pod."""
+        key = node.res_key
+        if key in memo:
+            return memo[key]
+        st = self.filter(state, pod, node)
+        if st is not None:
+            st = st.with_plugin(NAME)
+        memo[key] = st
+        return st
+
+    def score_nodes(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> list[int]:
+        """``[score(n) for n in nodes]``, computed once per distinct ``res_key``."""
+        if type(self).score is not NodeResourcesFit.score:  # a subclass may read more than resources
+            return [self.score(state, pod, ni) for ni in nodes]
+        return _memo_scores(self.score, state, pod, nodes)
+
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
         total = weights = 0
         alloc = node.allocatable
@@ -140,6 +166,18 @@ class NodeResourcesFit:
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [ClusterEventWithHint(ClusterEvent("Pod", DELETE | UPDATE_POD_SCALE_DOWN)),
                 ClusterEventWithHint(ClusterEvent("Node", ADD | UPDATE_NODE_ALLOCATABLE))]
+
+
+def _memo_scores(score: Callable[[CycleState, PodInfo, NodeInfo], int], state: CycleState, pod: PodInfo,
+                 nodes: Sequence[NodeInfo]) -> list[int]:
+    # One score per distinct key (any node of a key stands for all of them), then C-level passes.
+    facts = feasible_facts(state, nodes)
+    keys = facts.res_keys if facts is not None else list(map(_RES_KEY, nodes))
+    by_key = {key: score(state, pod, ni) for key, ni in dict(zip(keys, nodes)).items()}
+    return list(map(by_key.__getitem__, keys))
+
+
+memo_resource_scores = _memo_scores
 
 
 def new(args: Mapping[str, Any], handle: Any) -> NodeResourcesFit:

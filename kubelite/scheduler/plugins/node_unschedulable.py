@@ -13,7 +13,7 @@ from kubelite.scheduler.framework.status import UNSCHEDULABLE_AND_UNRESOLVABLE, 
 from kubelite.scheduler.framework.types import NodeInfo, PodInfo
 from kubelite.scheduler.plugins.helper import tolerates_taint
 
-__all__ = ["ERR_REASON_UNSCHEDULABLE", "NAME", "NodeUnschedulable", "new"]
+__all__ = ["ERR_REASON_UNSCHEDULABLE", "NAME", "NodeUnschedulable", "new", "tolerates_unschedulable"]
 
 NAME = "NodeUnschedulable"
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -24,6 +24,11 @@ def _node_schedulable(pod: Any, old: Any, new: Any) -> bool:
     return new is not None and not (new.spec is not None and new.spec.unschedulable)
 
 
+def tolerates_unschedulable(tolerations: Any) -> bool:
+    """Whether the tolerations admit a cordoned node (the filter's only pod-side input)."""
+    return any(tolerates_taint(tol, _TAINT) for tol in tolerations or ())
+
+
 class NodeUnschedulable:
     name = NAME
 
@@ -31,9 +36,8 @@ class NodeUnschedulable:
         if not node.unschedulable:
             return None
         spec = pod.pod.spec
-        for tol in (spec.tolerations if spec is not None else None) or ():
-            if tolerates_taint(tol, _TAINT):
-                return None
+        if tolerates_unschedulable(spec.tolerations if spec is not None else None):
+            return None
         return Status(UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -23,6 +23,7 @@ from typing import Any
 import msgspec
 
 from kubelite.api.labels import Requirement, Selector, selector_from_label_selector, selector_from_set
+from kubelite.api.types import ReplicaSet, Service, StatefulSet
 from kubelite.scheduler.framework.cycle_state import CycleState
 from kubelite.scheduler.framework.interface import (
     ADD,
@@ -51,6 +52,11 @@ SYSTEM_DEFAULT_CONSTRAINTS: tuple[tuple[str, int], ...] = ((ZONE, 5), (HOSTNAME,
 _PRE_FILTER = "PreFilter" + NAME
 _PRE_SCORE = "PreScore" + NAME
 _SKIP = Status(SKIP)
+# Rejections are immutable and identical for every node: shared, already tagged with the plugin.
+_LABEL_NOT_MATCH = Status(UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH, plugin=NAME)
+_CONSTRAINTS_NOT_MATCH = Status(UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH, plugin=NAME)
+#: distinct (namespace, selector) pairs whose per-node counts are remembered before starting over
+_MAX_REMEMBERED_SELECTORS = 64
 
 
 class _Constraint:
@@ -64,24 +70,34 @@ class _Constraint:
 
 
 class _FilterState:
-    __slots__ = ("constraints", "counts", "eligible")
+    """Counts per (topology key, value) of the pods matching each constraint. ``counts`` changes only
+    through PreFilter and :meth:`bump` (the PreFilter extensions), which drops the memoised minima."""
 
-    def __init__(self, constraints: list[_Constraint]) -> None:
+    __slots__ = ("_mins", "constraints", "counts", "self_match")
+
+    def __init__(self, constraints: list[_Constraint], self_match: list[int]) -> None:
         self.constraints = constraints
+        #: per constraint, 1 if the incoming pod matches its selector (it will count itself)
+        self.self_match = self_match
         self.counts: dict[tuple[str, str], int] = {}
-        self.eligible: set[str] = set()
+        self._mins: dict[tuple[str, int], int] = {}
 
     def clone(self) -> _FilterState:
-        c = _FilterState(self.constraints)
+        c = _FilterState(self.constraints, self.self_match)
         c.counts = dict(self.counts)
-        c.eligible = self.eligible
         return c
 
+    def bump(self, key: tuple[str, str], delta: int) -> None:
+        self.counts[key] = self.counts.get(key, 0) + delta
+        self._mins.clear()
+
     def min_match(self, c: _Constraint) -> int:
-        vals = [n for (k, _), n in self.counts.items() if k == c.key]
-        if len(vals) < c.min_domains:
-            return 0
-        return min(vals, default=0)
+        mk = (c.key, c.min_domains)
+        m = self._mins.get(mk)
+        if m is None:
+            vals = [n for (k, _), n in self.counts.items() if k == c.key]
+            m = self._mins[mk] = 0 if len(vals) < c.min_domains else min(vals, default=0)
+        return m
 
 
 def _counts_pod(c: _Constraint, pod: PodInfo, other: PodInfo) -> bool:
@@ -93,11 +109,27 @@ def _counts_pod(c: _Constraint, pod: PodInfo, other: PodInfo) -> bool:
     return c.selector.matches(other.labels)
 
 
+def _terminating(pod: PodInfo) -> bool:
+    meta = pod.pod.metadata
+    return bool(meta is not None and meta.deletion_timestamp)
+
+
+def _has_node_constraints(spec: Any) -> bool:
+    """Whether ``pod_matches_node_selector_and_affinity`` can be false for some node."""
+    if spec.node_selector:
+        return True
+    aff = spec.affinity
+    na = aff.node_affinity if aff is not None else None
+    return na is not None and na.required_during_scheduling_ignored_during_execution is not None
+
+
 class PodTopologySpread:
     name = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Any) -> None:
         self.handle = handle
+        #: (namespace, selector) -> node name -> (node generation, matching pods), see pre_filter
+        self._remembered: dict[tuple[str, Selector], dict[str, tuple[int, int]]] = {}
         typ = args.get("defaultingType") or "System"
         listed = args.get("defaultConstraints") or ()
         if typ == "System":
@@ -135,8 +167,6 @@ class PodTopologySpread:
         informers = self.handle.informers
         if informers is None:
             return None
-        from kubelite.api.types import ReplicaSet, Service, StatefulSet
-
         labels: dict[str, str] = {}
         reqs: list[Requirement] = []
         for svc in informers.lister_for(Service).namespace(pod.namespace).list():
@@ -172,26 +202,51 @@ class PodTopologySpread:
         cs = self._constraints(pod, "DoNotSchedule")
         if not cs:
             return None, _SKIP
-        s = _FilterState(cs)
+        s = _FilterState(cs, [1 if c.selector.matches(pod.labels) else 0 for c in cs])
+        # The same counting as _eligible/_counts_pod per node, with the per-pod parts hoisted out of
+        # this loop over every node (it dominates the cycle of a pod with constraints). A node's count
+        # for (namespace, selector) is remembered with the node's generation, which changes whenever
+        # its pods do, so unchanged nodes are not recounted cycle after cycle.
+        spec = pod.pod.spec
+        affinity = spec is not None and _has_node_constraints(spec)
+        keys = [c.key for c in cs]
+        counts = s.counts
+        ns = pod.namespace
+        remembered = self._remembered
+        if len(remembered) > _MAX_REMEMBERED_SELECTORS:
+            remembered.clear()
+        per_constraint = [(c, c.key, remembered.setdefault((ns, c.selector), {})) for c in cs]
         for ni in nodes:
-            if not self._eligible(pod, ni, cs):
+            labels = ni.labels
+            if affinity and not pod_matches_node_selector_and_affinity(spec, labels, ni.name):
                 continue
-            s.eligible.add(ni.name)
-            for c in cs:
-                v = ni.labels[c.key]
-                key = (c.key, v)
-                s.counts[key] = s.counts.get(key, 0) + sum(1 for p in ni.pods if _counts_pod(c, pod, p))
+            if not all(map(labels.__contains__, keys)):
+                continue
+            pods = ni.pods
+            for c, ckey, memo in per_constraint:
+                key = (ckey, labels[ckey])
+                n = 0
+                if pods:
+                    hit = memo.get(ni.name)
+                    if hit is not None and hit[0] == ni.generation:
+                        n = hit[1]
+                    else:
+                        matches = c.selector.matches
+                        for p in pods:
+                            if p.namespace == ns and matches(p.labels) and not _terminating(p):
+                                n += 1
+                        memo[ni.name] = (ni.generation, n)
+                counts[key] = counts.get(key, 0) + n
         state.write(_PRE_FILTER, s)
         return None, None
 
     def _update(self, state: CycleState, pod: PodInfo, other: PodInfo, node: NodeInfo, delta: int) -> None:
         s: _FilterState = state.read(_PRE_FILTER)
-        if node.name not in s.eligible:
+        if not self._eligible(pod, node, s.constraints):
             return
         for c in s.constraints:
             if _counts_pod(c, pod, other):
-                key = (c.key, node.labels[c.key])
-                s.counts[key] = s.counts.get(key, 0) + delta
+                s.bump((c.key, node.labels[c.key]), delta)
 
     def add_pod(self, state: CycleState, pod: PodInfo, add: PodInfo, node: NodeInfo) -> Status | None:
         self._update(state, pod, add, node, 1)
@@ -203,14 +258,14 @@ class PodTopologySpread:
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         s: _FilterState = state.read(_PRE_FILTER)
-        for c in s.constraints:
-            v = node.labels.get(c.key)
+        labels = node.labels
+        for c, self_match in zip(s.constraints, s.self_match):
+            v = labels.get(c.key)
             if v is None:
-                return Status(UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH)
-            self_match = 1 if c.selector.matches(pod.labels) else 0
+                return _LABEL_NOT_MATCH
             skew = s.counts.get((c.key, v), 0) + self_match - s.min_match(c)
             if skew > c.max_skew:
-                return Status(UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
+                return _CONSTRAINTS_NOT_MATCH
         return None
 
     # --- scoring ---

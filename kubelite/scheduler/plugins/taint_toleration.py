@@ -7,9 +7,10 @@ intolerable PreferNoSchedule taints is better (reverse-normalised)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
-from kubelite.scheduler.framework.cycle_state import CycleState
+from kubelite.scheduler.framework.cycle_state import CycleState, feasible_facts
 from kubelite.scheduler.framework.interface import (
     ADD,
     MAX_NODE_SCORE,
@@ -22,10 +23,11 @@ from kubelite.scheduler.framework.status import UNSCHEDULABLE_AND_UNRESOLVABLE, 
 from kubelite.scheduler.framework.types import NodeInfo, PodInfo
 from kubelite.scheduler.plugins.helper import default_normalize_score, find_untolerated_taint, tolerates_taint
 
-__all__ = ["NAME", "TaintToleration", "new"]
+__all__ = ["FILTER_EFFECTS", "NAME", "TaintToleration", "new"]
 
 NAME = "TaintToleration"
-_FILTER_EFFECTS = ("NoSchedule", "NoExecute")
+_TAINTS = attrgetter("taints")
+FILTER_EFFECTS = ("NoSchedule", "NoExecute")
 _KEY = "PreScore" + NAME
 
 
@@ -40,7 +42,7 @@ class TaintToleration:
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         if not node.taints:
             return None
-        taint = find_untolerated_taint(node.taints, _tolerations(pod), _FILTER_EFFECTS)
+        taint = find_untolerated_taint(node.taints, _tolerations(pod), FILTER_EFFECTS)
         if taint is None:
             return None
         return Status(UNSCHEDULABLE_AND_UNRESOLVABLE,
@@ -49,6 +51,16 @@ class TaintToleration:
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> Status | None:
         state.write(_KEY, [t for t in _tolerations(pod) if not t.effect or t.effect == "PreferNoSchedule"])
         return None
+
+    def score_nodes(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> list[int]:
+        """``[score(n) for n in nodes]`` without a call per untainted node."""
+        if type(self).score is not TaintToleration.score:  # a subclass may score untainted nodes
+            return [self.score(state, pod, ni) for ni in nodes]
+        facts = feasible_facts(state, nodes)
+        if not (facts.tainted if facts is not None else any(map(_TAINTS, nodes))):
+            return [0] * len(nodes)
+        score = self.score
+        return [score(state, pod, ni) if ni.taints else 0 for ni in nodes]
 
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
         if not node.taints:
@@ -70,7 +82,7 @@ class TaintToleration:
             return False
         taints = (new.spec.taints if new.spec is not None else None) or ()
         tols = list((pod.spec.tolerations if pod.spec is not None else None) or ())
-        return find_untolerated_taint(taints, tols, _FILTER_EFFECTS) is None
+        return find_untolerated_taint(taints, tols, FILTER_EFFECTS) is None
 
 
 def new(args: Mapping[str, Any], handle: Any) -> TaintToleration:
