@@ -298,3 +298,41 @@ def test_topology_spread_remembered_counts_follow_pod_changes() -> None:
             terminating = PodInfo(msgspec.structs.replace(
                 body, metadata=msgspec.structs.replace(body.metadata, deletion_timestamp="2025-01-01T00:00:00Z")))
             cache.update_pod(terminating)
+
+
+def test_topology_spread_score_counts_follow_pod_changes() -> None:
+    """The scoring side (ScheduleAnyway constraints, which ReplicaSet pods get by default) shares the
+    remembered per-node counts; a long-lived plugin must score exactly as a fresh one does."""
+    from kubelite.scheduler.plugins import pod_topology_spread
+
+    class Handle:
+        def __init__(self, cache: Cache) -> None:
+            self.cache = cache
+
+        def node_infos(self) -> list[NodeInfo]:
+            return self.cache.node_list()
+
+    rnd = random.Random(5)
+    cache = Cache()
+    for i in range(20):
+        cache.add_node(make_node(f"n{i:02d}", labels={"zone": f"z{i % 3}"}))
+    soft = {"labels": {"app": "a"}, "topologySpreadConstraints": [
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway",
+         "labelSelector": {"matchLabels": {"app": "a"}}}]}
+    handle = Handle(cache)
+    long_lived = pod_topology_spread.new({}, handle)
+    placed: list[PodInfo] = []
+    for i in range(80):
+        pod = PodInfo(make_pod(f"p{i}", **soft))
+        nodes = cache.node_list()
+        got, want = CycleState(), CycleState()
+        assert long_lived.pre_score(got, pod, nodes) is None
+        assert pod_topology_spread.new({}, handle).pre_score(want, pod, nodes) is None
+        assert got.read("PreScorePodTopologySpread")[1] == want.read("PreScorePodTopologySpread")[1], i
+        if rnd.random() < 0.7 or not placed:
+            other = PodInfo(make_pod(f"q{i}", node_name=f"n{rnd.randrange(20):02d}",
+                                     labels={"app": rnd.choice(["a", "b"])}))
+            cache.add_pod(other)
+            placed.append(other)
+        else:
+            cache.remove_pod(placed.pop(rnd.randrange(len(placed))).uid)

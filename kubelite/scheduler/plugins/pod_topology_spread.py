@@ -109,6 +109,24 @@ def _counts_pod(c: _Constraint, pod: PodInfo, other: PodInfo) -> bool:
     return c.selector.matches(other.labels)
 
 
+def _node_count(memo: dict[str, tuple[int, int]], ni: NodeInfo, c: _Constraint, ns: str) -> int:
+    """How many of the node's pods match ``c`` in namespace ``ns`` and are not terminating (``_counts_pod``
+    summed over the node), remembered with the node's generation, which changes whenever its pods do."""
+    pods = ni.pods
+    if not pods:
+        return 0
+    hit = memo.get(ni.name)
+    if hit is not None and hit[0] == ni.generation:
+        return hit[1]
+    matches = c.selector.matches
+    n = 0
+    for p in pods:
+        if p.namespace == ns and matches(p.labels) and not _terminating(p):
+            n += 1
+    memo[ni.name] = (ni.generation, n)
+    return n
+
+
 def _terminating(pod: PodInfo) -> bool:
     meta = pod.pod.metadata
     return bool(meta is not None and meta.deletion_timestamp)
@@ -222,21 +240,9 @@ class PodTopologySpread:
                 continue
             if not all(map(labels.__contains__, keys)):
                 continue
-            pods = ni.pods
             for c, ckey, memo in per_constraint:
                 key = (ckey, labels[ckey])
-                n = 0
-                if pods:
-                    hit = memo.get(ni.name)
-                    if hit is not None and hit[0] == ni.generation:
-                        n = hit[1]
-                    else:
-                        matches = c.selector.matches
-                        for p in pods:
-                            if p.namespace == ns and matches(p.labels) and not _terminating(p):
-                                n += 1
-                        memo[ni.name] = (ni.generation, n)
-                counts[key] = counts.get(key, 0) + n
+                counts[key] = counts.get(key, 0) + _node_count(memo, ni, c, ns)
         state.write(_PRE_FILTER, s)
         return None, None
 
@@ -280,15 +286,21 @@ class PodTopologySpread:
             for ni in nodes:
                 if ni.name not in ignored:
                     counts.setdefault((c.key, ni.labels[c.key]), 0)
+        ns = pod.namespace
+        remembered = self._remembered
+        if len(remembered) > _MAX_REMEMBERED_SELECTORS:
+            remembered.clear()
+        memos = [remembered.setdefault((ns, c.selector), {}) for c in cs]
         for ni in self.handle.node_infos():
             if not self._eligible(pod, ni, cs):
                 continue
-            for c in cs:
+            for c, memo in zip(cs, memos):
                 if c.key == HOSTNAME and ni.name not in filtered:
                     continue
                 key = (c.key, ni.labels[c.key])
                 if key in counts:
-                    counts[key] += sum(1 for p in ni.pods if _counts_pod(c, pod, p))
+                    # the same count as _counts_pod over the node's pods, remembered per node generation
+                    counts[key] += _node_count(memo, ni, c, ns)
         weights = []
         for c in cs:
             domains = sum(1 for (k, _) in counts if k == c.key)
