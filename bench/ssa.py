@@ -6,7 +6,7 @@ Each figure is the best of ``--repeat`` runs of ``--number`` calls, in µs of CP
 (process time, so other processes on a loaded machine do not count), printed beside floors taken
 in the same rounds on the same object: ``msgspec.json.encode`` of it and a msgspec round-trip copy
 (the cheapest deep copy). The ratios are what to compare across machines. ``--reference`` also
-times ``_reference.ReferenceFieldManager`` (the unspecialised implementation) on every case.
+times ``ssa_reference.ReferenceFieldManager`` (tests/apiserver/ssa) (the unspecialised implementation) on every case.
 - pod create (template): ``update(None, pod)`` as the apiserver calls it after defaulting (status
   ignored), for a pod whose spec an earlier pod already had (a ReplicaSet's pods);
 - pod create (unseen spec): the same, every pod's spec differing (its image);
@@ -21,15 +21,19 @@ import argparse
 import copy
 import functools
 import itertools
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from kubelite.api.schema import builtin_schemas
 from kubelite.apiserver.ssa import FieldManager
-from kubelite.apiserver.ssa._reference import ReferenceFieldManager
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "apiserver" / "ssa"))
+from ssa_reference import ReferenceFieldManager  # noqa: E402 - the oracle lives with the tests
 
 _encode = msgspec.json.encode
 _decode = msgspec.json.decode

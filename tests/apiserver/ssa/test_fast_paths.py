@@ -1,7 +1,7 @@
 """The specialised managedFields paths agree exactly with the straightforward reference.
 
 Invariant: for any object history, :class:`FieldManager` returns the same object (same values *and*
-the same JSON bytes, so the same key order) as ``_reference.ReferenceFieldManager``, raises the same
+the same JSON bytes, so the same key order) as ``ssa_reference.ReferenceFieldManager`` (tests/apiserver/ssa/ssa_reference.py), raises the same
 errors, and never mutates its inputs; the copy-on-write set algebra equals the copying one.
 """
 
@@ -13,11 +13,12 @@ from typing import Any
 
 import msgspec
 import pytest
+import ssa_reference as _reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubelite.api.schema import Schema, builtin_schemas
-from kubelite.apiserver.ssa import FieldManager, _reference
+from kubelite.apiserver.ssa import FieldManager
 from kubelite.apiserver.ssa import apply as slow
 from kubelite.apiserver.ssa.apply import TypedError
 from kubelite.apiserver.ssa.compare import all_fields, compare, to_field_set
