@@ -1,24 +1,38 @@
 """Kubelet benchmarks (issue #5).
 
 1. **Bound pods to Running per second across 1,000 nodes**: create N pods with ``spec.nodeName`` set
-   (bound), run until every one is Running; the floor is the same creates with no kubelets (what the
-   apiserver alone costs), measured in the same run.
+   (bound), run until every one is Running (as the kubelets' pod informers see it). Two floors, measured
+   in the same run on a cluster with no kubelets: the same creates alone, and the same creates followed by
+   the status patches the kubelets wrote (the API writes the pipeline cannot avoid).
 2. **Virtual-time speed-up**: 1,000 nodes x 30 running pods with liveness+readiness probes, one
    simulated hour (leases every 10 s, node status every 5 min); simulated seconds per wall second.
-   The floor is one hour of the same cluster with the nodes registered but no kubelets.
+   Floors: the hour's heartbeat writes (its lease renewals and node status reports, priced per write by
+   issuing a few rounds of them straight through the client after the hour), and an empty cluster's hour.
 
-Run: ``.venv/bin/python bench/kubelet.py [--nodes 1000] [--pods 30] [--events]``.
+Both measure the kubelets alone: the clusters run with ``scheduler=False, controllers=False,
+network=False`` (pods are bound by ``spec.nodeName``; nothing else reacts to them). Each measurement
+runs ``--runs`` times and reports the median, and its ratio to the floor measured in the same run (the
+ratio is what to compare across machines and loads).
+
+Run: ``.venv/bin/python bench/kubelet.py [--nodes 1000] [--pods 30] [--events] [--runs 3] [--only bound|hour]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from kubelite.cluster import Cluster
 from kubelite.kubelet import ImageProfile, ImageRegistry, NodePool
+from kubelite.kubelet.heartbeat import NODE_REPORT_INTERVAL, micro_time
+from kubelite.kubelet.node import LEASE_NAMESPACE
+
+#: the kubelet bench measures the kubelets alone: no scheduler (pods are bound by spec.nodeName), no
+#: controllers, no network data plane
+BARE: dict[str, Any] = {"scheduler": False, "controllers": False, "network": False}
 
 PROBE = {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 10}
 
@@ -33,36 +47,87 @@ def pod(i: int, node: str, probes: bool) -> dict[str, Any]:
             "spec": {"nodeName": node, "containers": [c]}}
 
 
-async def pods_to_running(nodes: int, n: int, events: bool) -> tuple[float, float]:
-    async with Cluster(seed=1) as cluster:
-        # the floor: the same creates with nobody watching
-        t0 = time.perf_counter()
-        for i in range(n):
-            await cluster.client.create(pod(i, f"ghost-{i % nodes}", False))
-        floor = n / (time.perf_counter() - t0)
-    async with Cluster(seed=1) as cluster:
+def _running(pool: NodePool) -> int:
+    n = 0
+    for k in pool:
+        inf = k._informer
+        if inf is None:
+            continue
+        for p in inf.get_indexer().list():
+            if (p.get("status") or {}).get("phase") == "Running":
+                n += 1
+    return n
+
+
+class Bound(NamedTuple):
+    rate: float  # bound pods to Running per second, with kubelets
+    creates: float  # floor 1: the same creates alone, per second
+    writes: float  # floor 2: the same creates plus the same status patches, no kubelets, per second
+    patches: int
+
+
+async def pods_to_running(nodes: int, n: int, events: bool) -> Bound:
+    async with Cluster(seed=1, **BARE) as cluster:
         reg = ImageRegistry()
         reg.add("app:1", ImageProfile())
         pool = NodePool(cluster, nodes, registry=reg, events=events, preload=("app:1",))
         await pool.start()
-        running = 0
         t0 = time.perf_counter()
         for i in range(n):
             await cluster.client.create(pod(i, f"node-{i % nodes}", False))
+        # Running as the API says it (each kubelet's pod informer has seen its own status write)
         while True:
             await cluster.settle()
-            running = sum(1 for k in pool for w in k.workers.values()
-                          if k._sent.get(w.uid, {}).get("phase") == "Running")
-            if running >= n:
+            if _running(pool) >= n:
                 break
             await cluster.advance(0.1)
         rate = n / (time.perf_counter() - t0)
-    return rate, floor
+        patches = sum(k.patches for k in pool)
+        written = {w.name: w.pending_status for k in pool for w in k.workers.values()}
+    async with Cluster(seed=1, **BARE) as cluster:
+        # the floors: the same creates with nobody watching, then the kubelets' status patches replayed
+        client = cluster.client
+        t0 = time.perf_counter()
+        for i in range(n):
+            await client.create(pod(i, f"ghost-{i % nodes}", False))
+        t1 = time.perf_counter()
+        for name, status in written.items():
+            await client.patch_status("pods", name, {"status": status}, namespace="default", patch_type="merge")
+        t2 = time.perf_counter()
+    return Bound(rate, n / (t1 - t0), n / (t2 - t0), patches)
 
 
-async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> tuple[float, float, int]:
+class Hour(NamedTuple):
+    speedup: float  # simulated seconds per wall second
+    empty: float  # the same for an empty cluster (housekeeping only)
+    writes_wall: float  # floor: wall seconds the hour's heartbeat writes cost through the client alone
+    wall: float
+    renewals: int
+    patches: int
+
+
+async def _heartbeat_write_cost(cluster: Cluster, pool: NodePool, rounds: int) -> tuple[float, float]:
+    """Seconds per Lease renewal and per Node status report issued straight through the client, as the
+    kubelets issue them (a merge patch of renewTime; a merge patch of the node conditions)."""
+    client = cluster.client
+    names = [k.node_name for k in pool]
+    statuses = [{"conditions": k._node_status()["conditions"]} for k in pool]
+    t0 = time.perf_counter()
+    for r in range(rounds):
+        body = {"spec": {"renewTime": micro_time(cluster.now + 0.5 + r * 1e-3)}}
+        for name in names:
+            body["spec"]["holderIdentity"] = name
+            await client.patch("leases", name, body, namespace=LEASE_NAMESPACE, patch_type="merge")
+    t1 = time.perf_counter()
+    for name, status in zip(names, statuses, strict=True):
+        await client.patch_status("nodes", name, {"status": status}, patch_type="merge")
+    t2 = time.perf_counter()
+    return (t1 - t0) / (rounds * len(names)), (t2 - t1) / len(names)
+
+
+async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> Hour:
     sim = 3600.0 * hours
-    async with Cluster(seed=1) as cluster:
+    async with Cluster(seed=1, **BARE) as cluster:
         reg = ImageRegistry()
         reg.add("app:1", ImageProfile(ready_after=5))
         pool = NodePool(cluster, nodes, registry=reg, events=events, preload=("app:1",),
@@ -71,15 +136,23 @@ async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> tupl
         for i in range(nodes * per_node):
             await cluster.client.create(pod(i, f"node-{i % nodes}", True))
         await cluster.advance(60)
+        patches0 = sum(k.patches for k in pool)
+        renewals0 = sum(k.heartbeat.renewals for k in pool)
         t0 = time.perf_counter()
         await cluster.advance(sim)
         wall = time.perf_counter() - t0
-        patches = sum(k.patches for k in pool)
-    async with Cluster(seed=1) as cluster:  # floor: the cluster's own housekeeping for the same hour
+        patches = sum(k.patches for k in pool) - patches0
+        renewals = sum(k.heartbeat.renewals for k in pool) - renewals0
+        for k in pool:
+            await k.stop()
+        per_renewal, per_report = await _heartbeat_write_cost(cluster, pool, 5)
+        reports = len(pool) * sim / NODE_REPORT_INTERVAL
+        writes_wall = renewals * per_renewal + reports * per_report
+    async with Cluster(seed=1, **BARE) as cluster:  # the cluster's own housekeeping for the same hour
         t1 = time.perf_counter()
         await cluster.advance(sim)
-        floor_wall = time.perf_counter() - t1
-    return sim / wall, sim / max(floor_wall, 1e-9), patches
+        empty_wall = time.perf_counter() - t1
+    return Hour(sim / wall, sim / max(empty_wall, 1e-9), writes_wall, wall, renewals, patches)
 
 
 async def main() -> None:
@@ -89,12 +162,31 @@ async def main() -> None:
     ap.add_argument("--bound", type=int, default=20000)
     ap.add_argument("--hours", type=float, default=1.0)
     ap.add_argument("--events", action="store_true")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--only", choices=("bound", "hour"), default=None)
     a = ap.parse_args()
-    rate, floor = await pods_to_running(a.nodes, a.bound, a.events)
-    print(f"bound pods to Running: {rate:,.0f}/s across {a.nodes} nodes (floor, creates alone: {floor:,.0f}/s)")
-    x, fx, patches = await speedup(a.nodes, a.pods, a.hours, a.events)
-    print(f"{a.nodes} nodes x {a.pods} probed pods, {a.hours:g} h: {x:,.0f}x virtual-time speed-up "
-          f"({3600 * a.hours / x:.1f} s wall; empty-cluster floor {fx:,.0f}x; {patches} pod status patches)")
+    if a.only in (None, "bound"):
+        runs = [await pods_to_running(a.nodes, a.bound, a.events) for _ in range(a.runs)]
+        for b in runs:
+            print(f"  run: {b.rate:,.0f}/s to Running; floors: creates {b.creates:,.0f}/s (ratio "
+                  f"{b.rate / b.creates:.2f}), creates + status patches {b.writes:,.0f}/s (ratio "
+                  f"{b.rate / b.writes:.2f}); {b.patches} status patches")
+        med = statistics.median
+        print(f"bound pods to Running: {med(b.rate for b in runs):,.0f}/s across {a.nodes} nodes; floors: creates "
+              f"alone {med(b.creates for b in runs):,.0f}/s (ratio {med(b.rate / b.creates for b in runs):.2f}), "
+              f"creates + the same status patches {med(b.writes for b in runs):,.0f}/s "
+              f"(ratio {med(b.rate / b.writes for b in runs):.2f}); median of {a.runs}")
+    if a.only in (None, "hour"):
+        hruns = [await speedup(a.nodes, a.pods, a.hours, a.events) for _ in range(a.runs)]
+        for h in hruns:
+            print(f"  run: {h.speedup:,.0f}x ({h.wall:.1f} s wall); floors: heartbeat writes alone "
+                  f"{h.writes_wall:.1f} s (ratio {h.writes_wall / h.wall:.2f}), empty cluster {h.empty:,.0f}x; "
+                  f"{h.renewals} lease renewals, {h.patches} pod status patches")
+        med = statistics.median
+        print(f"{a.nodes} nodes x {a.pods} probed pods, {a.hours:g} h: {med(h.speedup for h in hruns):,.0f}x "
+              f"virtual-time speed-up ({med(h.wall for h in hruns):.1f} s wall; the heartbeat writes alone "
+              f"{med(h.writes_wall for h in hruns):.1f} s, ratio {med(h.writes_wall / h.wall for h in hruns):.2f}; "
+              f"empty-cluster floor {med(h.empty for h in hruns):,.0f}x; median of {a.runs})")
 
 
 if __name__ == "__main__":

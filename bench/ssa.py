@@ -33,7 +33,7 @@ from kubelite.api.schema import builtin_schemas
 from kubelite.apiserver.ssa import FieldManager
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "apiserver" / "ssa"))
-from ssa_reference import ReferenceFieldManager  # noqa: E402 - the oracle lives with the tests
+from ssa_reference import ReferenceFieldManager
 
 _encode = msgspec.json.encode
 _decode = msgspec.json.decode

@@ -1,0 +1,80 @@
+"""What the kubelet's status manager writes: one merge patch per pod per change, holding only the
+top-level status fields that changed; nothing while a pod is unchanged."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import pytest
+
+from kubelite.client import Client
+from kubelite.cluster import Cluster
+from kubelite.kubelet import ImageProfile, ImageRegistry, Kubelet
+
+
+class RecordingClient:
+    """The cluster's client, recording the pod status patches that pass through it."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+        self.status_patches: list[tuple[str, dict[str, Any]]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    async def patch_status(self, res: Any, name: str, patch: Any, **kw: Any) -> Any:
+        if res == "pods":
+            self.status_patches.append((name, patch["status"]))
+        return await self._client.patch_status(res, name, patch, **kw)
+
+
+def _pod(name: str, image: str, **container: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"nodeName": "solo", "containers": [{"name": "app", "image": image, **container}]}}
+
+
+async def _kubelet(cluster: Cluster) -> RecordingClient:
+    rec = RecordingClient(cluster.client)
+    reg = ImageRegistry()
+    reg.add("ready:1", ImageProfile())
+    reg.add("slow:1", ImageProfile(pull_seconds=3, ready_after=5))
+    k = Kubelet(cast(Client, rec), node_name="solo", clock=cluster.clock, rng=cluster.rng, registry=reg,
+                pod_cidr="10.244.9.0/24", preload=("ready:1",))
+    cluster.start_soon(k.run)
+    await cluster.advance(1)
+    return rec
+
+
+@pytest.fixture
+async def bare() -> Any:
+    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as c:
+        yield c
+
+
+async def test_pod_running_in_one_instant_is_written_once(bare: Cluster) -> None:
+    rec = await _kubelet(bare)
+    await bare.client.create(_pod("fast", "ready:1", imagePullPolicy="IfNotPresent"))
+    await bare.advance(60)
+    assert [n for n, _ in rec.status_patches] == ["fast"]  # no ContainerCreating write before Running
+    patch = rec.status_patches[0][1]
+    assert patch["phase"] == "Running"
+    assert "qosClass" not in patch  # the apiserver set it already: unchanged fields are not sent
+    assert all("lastProbeTime" not in c for c in patch["conditions"])
+    p = await bare.client.get("pods", "fast", namespace="default")
+    assert p["status"]["qosClass"] == "BestEffort" and p["status"]["containerStatuses"][0]["ready"]
+
+
+async def test_later_writes_carry_only_what_changed(bare: Cluster) -> None:
+    rec = await _kubelet(bare)
+    await bare.client.create(_pod("slow", "slow:1", readinessProbe={"exec": {"command": ["true"]},
+                                                                    "periodSeconds": 10}))
+    await bare.advance(60)
+    patches = [s for n, s in rec.status_patches if n == "slow"]
+    waiting = patches[0]["containerStatuses"][0]["state"]["waiting"]
+    assert waiting["reason"] == "ContainerCreating" and "phase" not in patches[0]  # still Pending
+    # pulled and started (Running, conditions unchanged: still not ready), then ready at the probe after
+    # readyAfter
+    assert [sorted(s) for s in patches[1:]] == [["containerStatuses", "phase"], ["conditions", "containerStatuses"]]
+    p = await bare.client.get("pods", "slow", namespace="default")
+    assert p["status"]["phase"] == "Running" and p["status"]["podIP"] == "10.244.9.2"
+    assert {c["type"]: c["status"] for c in p["status"]["conditions"]}["Ready"] == "True"
