@@ -6,6 +6,7 @@ per-plugin scores, chosen node, round-robin start and rng state, pod after pod."
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -336,3 +337,91 @@ def test_topology_spread_score_counts_follow_pod_changes() -> None:
             placed.append(other)
         else:
             cache.remove_pod(placed.pop(rnd.randrange(len(placed))).uid)
+
+
+def _plain_spread_counts(pod: PodInfo, nodes: list[NodeInfo], cluster: list[NodeInfo],
+                         keys: tuple[str, ...]) -> tuple[dict[tuple[str, str], int], set[str]]:
+    """Upstream scoring.go ``initPreScoreState`` written out plainly: every key's domains from the
+    filtered nodes, counted over every eligible cluster node (hostname: over the filtered ones only)."""
+    assert pod.pod.spec is not None
+    selector = pod.pod.spec.node_selector or {}
+    ignored = {ni.name for ni in nodes if not all(k in ni.labels for k in keys)}
+    counts = {(k, ni.labels[k]): 0 for k in keys for ni in nodes if ni.name not in ignored}
+    filtered = {ni.name for ni in nodes}
+    for ni in cluster:
+        if any(ni.labels.get(k) != v for k, v in selector.items()) or not all(k in ni.labels for k in keys):
+            continue
+        matching = sum(1 for p in ni.pods if p.namespace == pod.namespace and p.labels.get("app") == "a"
+                       and not (p.pod.metadata is not None and p.pod.metadata.deletion_timestamp))
+        for k in keys:
+            if (k != "kubernetes.io/hostname" or ni.name in filtered) and (k, ni.labels[k]) in counts:
+                counts[(k, ni.labels[k])] += matching
+    return counts, ignored
+
+
+def test_topology_spread_score_totals_follow_cluster_changes() -> None:
+    """The cluster-wide per-domain totals PodTopologySpread keeps across scoring cycles must give the
+    plain counts after pods come, go and start terminating, and nodes are relabelled, added, removed;
+    for zone plus hostname constraints, with and without a nodeSelector, over random filtered subsets."""
+    from kubelite.scheduler.plugins import pod_topology_spread
+
+    class Handle:
+        def __init__(self, cache: Cache) -> None:
+            self.cache = cache
+
+        def node_infos(self) -> list[NodeInfo]:
+            return self.cache.node_list()
+
+    def node_labels(i: int) -> dict[str, str]:
+        roll = rnd.random()
+        labels = {} if roll < 0.15 else {"zone": f"z{rnd.randrange(4)}"}
+        if rnd.random() < 0.4:
+            labels["disk"] = "ssd"
+        return labels
+
+    rnd = random.Random(11)
+    cache = Cache()
+    for i in range(40):
+        cache.add_node(make_node(f"n{i:02d}", labels=node_labels(i)))
+    keys = ("zone", "kubernetes.io/hostname")
+    soft = {"labels": {"app": "a"}, "topologySpreadConstraints": [
+        {"maxSkew": 1, "topologyKey": k, "whenUnsatisfiable": "ScheduleAnyway",
+         "labelSelector": {"matchLabels": {"app": "a"}}} for k in keys]}
+    plugin = pod_topology_spread.new({}, Handle(cache))
+    placed: list[PodInfo] = []
+    with_selector = 0
+    for i in range(300):
+        extra: dict[str, Any] = {}
+        if rnd.random() < 0.25:
+            extra["nodeSelector"] = {"disk": "ssd"}
+            with_selector += 1
+        pod = PodInfo(make_pod(f"p{i}", ns=rnd.choice(["default", "default", "other"]), **soft, **extra))
+        cluster = cache.node_list()
+        nodes = [ni for ni in cluster if rnd.random() < 0.6]
+        state = CycleState()
+        assert plugin.pre_score(state, pod, nodes) is None
+        _, counts, weights, ignored, _ = state.read("PreScorePodTopologySpread")
+        assert (counts, ignored) == _plain_spread_counts(pod, nodes, cluster, keys), i
+        assert weights == [math.log(sum(1 for d, _ in counts if d == k) + 2) for k in keys], i
+        roll = rnd.random()
+        names = sorted(cache.nodes)
+        if roll < 0.5:
+            other = PodInfo(make_pod(f"q{i}", ns=rnd.choice(["default", "other"]), node_name=rnd.choice(names),
+                                     labels={"app": rnd.choice(["a", "b"])}))
+            cache.add_pod(other)
+            placed.append(other)
+        elif roll < 0.65 and placed:
+            cache.remove_pod(placed.pop(rnd.randrange(len(placed))).uid)
+        elif roll < 0.75 and placed:  # the same pod, now terminating: it no longer counts
+            victim = placed[rnd.randrange(len(placed))]
+            body = make_pod(victim.name, ns=victim.namespace, node_name=victim.node_name, labels=victim.labels,
+                            uid=victim.uid)
+            assert body.metadata is not None
+            cache.update_pod(PodInfo(msgspec.structs.replace(
+                body, metadata=msgspec.structs.replace(body.metadata, deletion_timestamp="2025-01-01T00:00:00Z"))))
+        elif roll < 0.85:  # relabelled (or a new node, or a removed node coming back)
+            j = rnd.randrange(45)
+            cache.update_node(make_node(f"n{j:02d}", labels=node_labels(j)))
+        elif len(cache.node_list()) > 5:  # a node leaves (its pods stay on a placeholder)
+            cache.remove_node(rnd.choice([ni.name for ni in cache.node_list()]))
+    assert with_selector > 30

@@ -127,6 +127,47 @@ def _node_count(memo: dict[str, tuple[int, int]], ni: NodeInfo, c: _Constraint, 
     return n
 
 
+class _DomainTotals:
+    """Per value of one topology key, the pods matching a constraint on the cluster's nodes that carry
+    every key of the pod's constraints. Kept across cycles: :meth:`refresh` recounts only the nodes
+    whose generation moved (pods or labels changed) and starts over when nodes were removed."""
+
+    __slots__ = ("by_node", "by_value")
+
+    def __init__(self) -> None:
+        #: node name -> (node generation, its value or None without every key, its matching pods)
+        self.by_node: dict[str, tuple[int, str | None, int]] = {}
+        self.by_value: dict[str, int] = {}
+
+    def refresh(self, nodes: Sequence[NodeInfo], c: _Constraint, keys: tuple[str, ...], ns: str,
+                memo: dict[str, tuple[int, int]]) -> dict[str, int]:
+        by_node, by_value = self.by_node, self.by_value
+        ckey = c.key
+        for ni in nodes:
+            hit = by_node.get(ni.name)
+            gen = ni.generation
+            if hit is not None:
+                if hit[0] == gen:
+                    continue
+                if hit[1] is not None:
+                    by_value[hit[1]] -= hit[2]
+            labels = ni.labels
+            if all(map(labels.__contains__, keys)):
+                val = labels[ckey]
+                n = _node_count(memo, ni, c, ns)
+                by_value[val] = by_value.get(val, 0) + n
+                by_node[ni.name] = (gen, val, n)
+            else:
+                by_node[ni.name] = (gen, None, 0)
+        # Node names are unique, so every listed node has an entry: more entries mean some node left
+        # the cluster (its contribution is stale), so count everything again.
+        if len(by_node) > len(nodes):
+            by_node.clear()
+            by_value.clear()
+            return self.refresh(nodes, c, keys, ns, memo)
+        return by_value
+
+
 def _terminating(pod: PodInfo) -> bool:
     meta = pod.pod.metadata
     return bool(meta is not None and meta.deletion_timestamp)
@@ -148,6 +189,8 @@ class PodTopologySpread:
         self.handle = handle
         #: (namespace, selector) -> node name -> (node generation, matching pods), see pre_filter
         self._remembered: dict[tuple[str, Selector], dict[str, tuple[int, int]]] = {}
+        #: (namespace, selector, topology key, all constraint keys) -> cluster-wide totals, see pre_score
+        self._totals: dict[tuple[str, Selector, str, tuple[str, ...]], _DomainTotals] = {}
         typ = args.get("defaultingType") or "System"
         listed = args.get("defaultConstraints") or ()
         if typ == "System":
@@ -276,21 +319,65 @@ class PodTopologySpread:
 
     # --- scoring ---
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> Status | None:
+        """Upstream scoring.go ``PreScore``/``initPreScoreState``: hostname domains are counted over the
+        filtered nodes only, every other key over all eligible nodes of the cluster."""
         cs = self._constraints(pod, "ScheduleAnyway")
         if not cs:
             return _SKIP
-        ignored = {ni.name for ni in nodes if not all(c.key in ni.labels for c in cs)}
-        filtered = {ni.name for ni in nodes}
+        keys = tuple(c.key for c in cs)
+        ignored = {ni.name for ni in nodes if not all(map(ni.labels.__contains__, keys))}
+        live = [ni for ni in nodes if ni.name not in ignored] if ignored else nodes
+        # Every domain of the filtered nodes starts at 0 (upstream counts only those domains).
         counts: dict[tuple[str, str], int] = {}
-        for c in cs:
-            for ni in nodes:
-                if ni.name not in ignored:
-                    counts.setdefault((c.key, ni.labels[c.key]), 0)
+        values: dict[str, list[str]] = {}  # topology key -> its domains, each once
+        for ckey in keys:
+            if ckey not in values:
+                vals = values[ckey] = list(dict.fromkeys([ni.labels[ckey] for ni in live]))
+                counts.update(dict.fromkeys([(ckey, v) for v in vals], 0))
         ns = pod.namespace
         remembered = self._remembered
         if len(remembered) > _MAX_REMEMBERED_SELECTORS:
             remembered.clear()
         memos = [remembered.setdefault((ns, c.selector), {}) for c in cs]
+        spec = pod.pod.spec
+        if spec is not None and _has_node_constraints(spec):
+            self._count_with_affinity(pod, nodes, cs, memos, counts)
+        else:
+            # Without a nodeSelector/required node affinity a node is eligible iff it has every key, so
+            # the filtered nodes that are not ignored are exactly the eligible ones among them (the
+            # scheduler passes the cache's own NodeInfos), and every other key is summed per value
+            # over the cluster by an aggregate that recounts only the nodes changed since last time.
+            totals = self._totals
+            if len(totals) > _MAX_REMEMBERED_SELECTORS:
+                totals.clear()
+            all_nodes: Sequence[NodeInfo] | None = None
+            for c, memo in zip(cs, memos):
+                ckey = c.key
+                if ckey == HOSTNAME:
+                    for ni in live:
+                        hit = memo.get(ni.name)  # _node_count's memo, looked up inline (hot loop)
+                        n = hit[1] if hit is not None and hit[0] == ni.generation else _node_count(memo, ni, c, ns)
+                        if n:
+                            counts[(ckey, ni.labels[ckey])] += n
+                    continue
+                agg = totals.get((ns, c.selector, ckey, keys))
+                if agg is None:
+                    agg = totals[(ns, c.selector, ckey, keys)] = _DomainTotals()
+                if all_nodes is None:
+                    all_nodes = self.handle.node_infos()
+                by_value = agg.refresh(all_nodes, c, keys, ns, memo)
+                for v in values[ckey]:
+                    counts[(ckey, v)] += by_value.get(v, 0)
+        # log(number of domains + 2) per constraint (upstream ``topologyNormalizingWeight``)
+        weights = [math.log(len(values[c.key]) + 2) for c in cs]
+        state.write(_PRE_SCORE, (cs, counts, weights, ignored, [ni.name for ni in nodes]))
+        return None
+
+    def _count_with_affinity(self, pod: PodInfo, nodes: Sequence[NodeInfo], cs: list[_Constraint],
+                             memos: list[dict[str, tuple[int, int]]], counts: dict[tuple[str, str], int]) -> None:
+        """The plain walk over every cluster node, for pods whose node affinity restricts eligibility."""
+        filtered = {ni.name for ni in nodes}
+        ns = pod.namespace
         for ni in self.handle.node_infos():
             if not self._eligible(pod, ni, cs):
                 continue
@@ -301,12 +388,6 @@ class PodTopologySpread:
                 if key in counts:
                     # the same count as _counts_pod over the node's pods, remembered per node generation
                     counts[key] += _node_count(memo, ni, c, ns)
-        weights = []
-        for c in cs:
-            domains = sum(1 for (k, _) in counts if k == c.key)
-            weights.append(math.log(domains + 2))
-        state.write(_PRE_SCORE, (cs, counts, weights, ignored, [ni.name for ni in nodes]))
-        return None
 
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
         cs, counts, weights, ignored, _ = state.read(_PRE_SCORE)
