@@ -7,9 +7,10 @@ once a terminating pod's containers are gone), ``nodelease`` and ``kubelet_node_
 Contract:
 - **Through the API only.** Pods come from an informer on ``spec.nodeName=<node>``; ConfigMaps, Secrets
   and PVCs from informers (shared through ``informers=`` when given); every write goes through the client:
-  the Node (create, then status patches when something changed and every 5 min), the Lease (every 10 s),
-  pod status (merge patches of ``pods/status`` with only the top-level fields that changed; nothing is
-  sent when nothing changed; all changes of one instant go out as one patch), pod deletion.
+  the Node (create, then status patches when something changed and every 5 min) and the Lease (an update
+  every 10 s), both by :mod:`kubelite.kubelet.heartbeat`; pod status (merge patches of ``pods/status``
+  with only the top-level fields that changed; nothing is sent when nothing changed; all changes of one
+  instant go out as one patch); pod deletion.
 - **One timer per pod**, at the time its worker says something next happens (see
   :mod:`kubelite.kubelet.pod_worker`); a healthy running pod costs nothing until it changes.
 - **Stopping is a node failure.** :meth:`Kubelet.stop` stops the lease, the status updates, the watch and
@@ -39,17 +40,11 @@ from kubelite.informer.shared_informer import SharedIndexInformer
 from kubelite.kubelet import eviction as ev
 from kubelite.kubelet.admission import admit
 from kubelite.kubelet.devices import DeviceManager, UnexpectedAdmissionError
+from kubelite.kubelet.heartbeat import NodeHeartbeat
 from kubelite.kubelet.images import ImageManager
 from kubelite.kubelet.ipam import HostLocalIPAM
 from kubelite.kubelet.lifecycle import Step
-from kubelite.kubelet.node import (
-    LEASE_NAMESPACE,
-    RENEW_INTERVAL,
-    allocatable,
-    initial_node,
-    lease_body,
-    node_conditions,
-)
+from kubelite.kubelet.node import allocatable, initial_node, node_conditions
 from kubelite.kubelet.pod_worker import NodeRuntime, PodWorker, Stage
 from kubelite.kubelet.status import build_status
 from kubelite.kubelet.volumes import VolumeLookup
@@ -61,7 +56,6 @@ log = structlog.get_logger("kubelite.kubelet")
 
 DEFAULT_CAPACITY = {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"}
 DEFAULT_RESERVED = {"cpu": "100m", "memory": "356Mi", "ephemeral-storage": "10Gi"}  # incl. 100Mi eviction
-NODE_REPORT_INTERVAL = 300.0
 
 
 class Kubelet:
@@ -115,7 +109,11 @@ class Kubelet:
         self._pressure_since: float | None = None
         self._eviction_timer: Any = None
         self._node_conditions: list[dict[str, Any]] = []
-        self._node_dirty = True
+        # what admission compares against: the node's labels (fixed at start) and allocatable in units
+        self._node_labels = {"kubernetes.io/hostname": node_name, "kubernetes.io/os": "linux",
+                             "kubernetes.io/arch": "amd64", **self.labels}
+        self._alloc_units: dict[str, int] | None = None
+        self.heartbeat = NodeHeartbeat(client, clock=clock, node_name=node_name, status=self._node_status)
         self.patches = 0
 
     # --- events ---
@@ -148,7 +146,7 @@ class Kubelet:
         self._informer = informer
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(informer.run(), name=f"kubelet-{self.node_name}-pods"),
-                       loop.create_task(self._lease_loop(), name=f"kubelet-{self.node_name}-lease"),
+                       loop.create_task(self.heartbeat.run(), name=f"kubelet-{self.node_name}-lease"),
                        loop.create_task(self._status_loop(), name=f"kubelet-{self.node_name}-status")]
         # pods we knew before a stop: catch up to now; those gone from the API are handled on relist
         for w in list(self.workers.values()):
@@ -225,38 +223,11 @@ class Kubelet:
             if not self.pod_cidr and (node.get("spec") or {}).get("podCIDR"):
                 self.pod_cidr = node["spec"]["podCIDR"]
                 self.runtime.ipam = HostLocalIPAM(self.pod_cidr)
-        self.node_uid = node["metadata"].get("uid", "")
+        self.node_uid = self.heartbeat.node_uid = node["metadata"].get("uid", "")
         if not self.pod_cidr and (node.get("spec") or {}).get("podCIDR"):
             self.pod_cidr = node["spec"]["podCIDR"]
             self.runtime.ipam = HostLocalIPAM(self.pod_cidr)
-        self._node_dirty = True
-
-    async def _lease_loop(self) -> None:
-        """nodelease controller: renew every 10 s; post node status on change or every 5 min."""
-        client, name = self.client, self.node_name
-        try:
-            await client.create(lease_body(name, self.node_uid, self.clock.micro_timestamp()))
-        except ApiError as e:
-            if e.code != 409:
-                raise
-        last_report = -1e18
-        while True:
-            now = self.clock.now()
-            if self._node_dirty or now - last_report >= NODE_REPORT_INTERVAL:
-                self._node_dirty = False
-                last_report = now
-                try:
-                    await client.patch_status("nodes", name, {"status": self._node_status()}, patch_type="merge")
-                except ApiError as e:
-                    log.warning("node_status_failed", node=name, error=str(e))
-            await self.clock.sleep(RENEW_INTERVAL)
-            try:
-                await client.patch("leases", name, {"spec": {"renewTime": self.clock.micro_timestamp()}},
-                                   namespace=LEASE_NAMESPACE, patch_type="merge")
-            except NotFound:
-                await client.create(lease_body(name, self.node_uid, self.clock.micro_timestamp()))
-            except ApiError as e:
-                log.warning("lease_renew_failed", node=name, error=str(e))
+        self.heartbeat.mark_dirty()
 
     # --- pods from the informer ---
     def _on_add(self, pod: dict[str, Any]) -> None:
@@ -313,9 +284,11 @@ class Kubelet:
             count += 1
             for r, n in other.requests.items():
                 used[r] = used.get(r, 0) + n
-        alloc = {r: quantity_units(r, q) for r, q in self.allocatable().items()}
+        alloc = self._alloc_units
+        if alloc is None:  # recomputed only when device health changes
+            alloc = self._alloc_units = {r: quantity_units(r, q) for r, q in self.allocatable().items()}
         requests = w.requests = pod_requests(w.pod)
-        res = admit(w.pod, requests, node_name=self.node_name, node_labels=self._all_labels(), allocatable=alloc,
+        res = admit(w.pod, requests, node_name=self.node_name, node_labels=self._node_labels, allocatable=alloc,
                     used=used, admitted_pods=count)
         if res is None and self.devices.resources():
             try:
@@ -328,10 +301,6 @@ class Kubelet:
                 res = ("UnexpectedAdmissionError", str(e))
         if res is not None:
             w.reject(*res)
-
-    def _all_labels(self) -> dict[str, str]:
-        return {"kubernetes.io/hostname": self.node_name, "kubernetes.io/os": "linux",
-                "kubernetes.io/arch": "amd64", **self.labels}
 
     # --- the sync loop ---
     def _sync(self, w: PodWorker) -> None:
@@ -385,11 +354,15 @@ class Kubelet:
             dirty, self._dirty = self._dirty, {}
             for uid, w in dirty.items():
                 status = w.pending_status
-                sent = self._sent.get(uid) or {}
-                patch = {k: v for k, v in status.items() if sent.get(k) != v}
-                for k in sent:
-                    if k not in status and k != "qosClass":
-                        patch[k] = None
+                sent = self._sent.get(uid)
+                # a minimal patch: only the top-level fields that differ from what we (or, before our first
+                # write, the API) last said; fields only we wrote and no longer report are removed
+                base = sent if sent is not None else (w.pod.get("status") or {})
+                patch = {k: v for k, v in status.items() if base.get(k) != v}
+                if sent is not None:
+                    for k in sent:
+                        if k not in status and k != "qosClass":
+                            patch[k] = None
                 if not patch:
                     continue
                 try:
@@ -466,7 +439,7 @@ class Kubelet:
                              now - self._pressure_since < ev.PRESSURE_TRANSITION_PERIOD)
         if pressure != self.memory_pressure:
             self.memory_pressure = pressure
-            self._node_dirty = True
+            self.heartbeat.mark_dirty()
             self._event({"kind": "Node", "name": self.node_name, "uid": self.node_name, "apiVersion": "v1"},
                         "Normal", "NodeHasInsufficientMemory" if pressure else "NodeHasSufficientMemory",
                         f"Node {self.node_name} status is now: "
@@ -490,7 +463,7 @@ class Kubelet:
     def break_cni(self, broken: bool = True) -> None:
         """CNI not ready: new sandboxes fail (FailedCreatePodSandBox); the node turns NotReady."""
         self.runtime.cni_ready = not broken
-        self._node_dirty = True
+        self.heartbeat.mark_dirty()
         if not broken:
             for w in list(self.workers.values()):
                 if w.stage == Stage.SANDBOX:
@@ -514,7 +487,8 @@ class Kubelet:
 
     def set_device_health(self, device_id: str, healthy: bool) -> None:
         self.devices.set_health(device_id, healthy)
-        self._node_dirty = True
+        self._alloc_units = None
+        self.heartbeat.mark_dirty()
 
     # --- introspection (what a real node would answer through its API) ---
     def worker(self, namespace: str, name: str) -> PodWorker | None:

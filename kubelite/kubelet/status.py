@@ -131,7 +131,8 @@ def _cond(type_: str, ok: bool, now: str, previous: Mapping[str, Mapping[str, An
     status = "True" if ok else "False"
     prev = previous.get(type_)
     ltt = prev.get("lastTransitionTime") if prev is not None and prev.get("status") == status else None
-    c: dict[str, Any] = {"type": type_, "status": status, "lastProbeTime": None, "lastTransitionTime": ltt or now}
+    # no "lastProbeTime": null: a merge patch prunes nulls, so the stored condition never has it
+    c: dict[str, Any] = {"type": type_, "status": status, "lastTransitionTime": ltt or now}
     if reason:
         c["reason"] = reason
     if message:
