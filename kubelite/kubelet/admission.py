@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["AdmitResult", "admit", "node_affinity_matches"]
+__all__ = ["AdmitResult", "admit", "host_ports", "node_affinity_matches"]
 
 AdmitResult = tuple[str, str] | None
 _ORDER = ("cpu", "memory", "ephemeral-storage")
@@ -64,7 +64,8 @@ def node_affinity_matches(pod_spec: Mapping[str, Any], node_labels: Mapping[str,
     return False
 
 
-def _host_ports(spec: Mapping[str, Any]) -> Iterable[tuple[str, str, int]]:
+def host_ports(spec: Mapping[str, Any]) -> Iterable[tuple[str, str, int]]:
+    """(hostIP, protocol, hostPort) of every container port that asks for a host port."""
     for c in (*(spec.get("initContainers") or ()), *(spec.get("containers") or ())):
         for p in c.get("ports") or ():
             if p.get("hostPort"):
@@ -80,7 +81,7 @@ def admit(pod: Mapping[str, Any], requests: Mapping[str, int], *, node_name: str
     if not node_affinity_matches(spec, node_labels, node_name):
         return "NodeAffinity", "Predicate NodeAffinity failed"
     taken = set(used_host_ports)
-    for hp in _host_ports(spec):
+    for hp in host_ports(spec):
         if hp in taken or any(t[1:] == hp[1:] and "0.0.0.0" in (t[0], hp[0]) for t in taken):
             return "NodePorts", "Predicate NodePorts failed"
     max_pods = allocatable.get("pods")

@@ -38,7 +38,7 @@ from kubelite.informer.factory import SharedInformerFactory
 from kubelite.informer.handlers import ResourceEventHandlerFuncs
 from kubelite.informer.shared_informer import SharedIndexInformer
 from kubelite.kubelet import eviction as ev
-from kubelite.kubelet.admission import admit
+from kubelite.kubelet.admission import admit, host_ports
 from kubelite.kubelet.devices import DeviceManager, UnexpectedAdmissionError
 from kubelite.kubelet.heartbeat import NodeHeartbeat
 from kubelite.kubelet.images import ImageManager
@@ -277,6 +277,7 @@ class Kubelet:
     def _admit(self, w: PodWorker) -> None:
         """HandlePodAdditions: admission against what the other admitted pods request, then devices."""
         used: dict[str, int] = {}
+        ports: list[tuple[str, str, int]] = []
         count = 0
         for other in self.workers.values():
             if other is w or other.terminal:
@@ -284,12 +285,14 @@ class Kubelet:
             count += 1
             for r, n in other.requests.items():
                 used[r] = used.get(r, 0) + n
+            # upstream's NodePorts admission check sees the host ports of every admitted pod
+            ports.extend(host_ports(other.pod.get("spec") or {}))
         alloc = self._alloc_units
         if alloc is None:  # recomputed only when device health changes
             alloc = self._alloc_units = {r: quantity_units(r, q) for r, q in self.allocatable().items()}
         requests = w.requests = pod_requests(w.pod)
         res = admit(w.pod, requests, node_name=self.node_name, node_labels=self._node_labels, allocatable=alloc,
-                    used=used, admitted_pods=count)
+                    used=used, admitted_pods=count, used_host_ports=ports)
         if res is None and self.devices.resources():
             try:
                 for rec in w.containers:

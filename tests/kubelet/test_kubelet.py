@@ -309,3 +309,17 @@ async def test_standalone_kubelet(cluster: Cluster) -> None:
     await cluster.advance(2)
     p = await get(cluster, "n")
     assert p["status"]["phase"] == "Running" and p["status"]["podIP"] == "10.244.9.2"
+
+
+async def test_host_port_clash_is_rejected_at_admission(cluster: Cluster) -> None:
+    # upstream kubelet admission (GeneralPredicates: NodePorts) rejects a pod whose host port is already taken
+    # on the node by an admitted pod
+    await start(cluster)
+    ports = [{"containerPort": 80, "hostPort": 8080}]
+    await run_pod(cluster, pod("first", ctr(ports=ports)))
+    await cluster.advance(1)
+    await run_pod(cluster, pod("second", ctr(ports=ports)))
+    await cluster.advance(1)
+    assert (await get(cluster, "first"))["status"]["phase"] == "Running"
+    s = (await get(cluster, "second"))["status"]
+    assert s["phase"] == "Failed" and s["reason"] == "NodePorts"
