@@ -20,6 +20,9 @@ Contract:
   such as a templated pod spec, is not walked again); an update compares ``live`` and ``new`` by
   descending only where they differ and re-serialises only the changed paths of each manager's set
   (``live``'s managedFields are trusted to be what this class wrote: canonical and in wire order).
+  An update that changes no manager's set (the kubelet renewing a Lease or rewriting status
+  fields it alone owns) only re-times that manager's entry and re-sorts live's entries, sharing
+  their FieldsV1 (``FieldManager._retimed``); the result is the general path's to the byte.
 - managedFields entries are dicts ``{manager, operation, apiVersion, time, fieldsType, fieldsV1,
   subresource}`` (``time`` omitted when unknown, ``subresource`` when empty), ordered as upstream
   sorts them: appliers before updaters, then by time, manager, apiVersion, subresource.
@@ -46,18 +49,22 @@ from typing import Any
 from kubelite.api.schema import Schema
 from kubelite.apiserver.ssa.apply import TypedError
 from kubelite.apiserver.ssa.compare import all_fields, to_field_set
-from kubelite.apiserver.ssa.fieldpath import FieldSet, recursive_difference, to_fields_v1, union
+from kubelite.apiserver.ssa.fieldpath import FieldSet, difference, recursive_difference, to_fields_v1, union
 from kubelite.apiserver.ssa.managed_fields import (
     ApplyConflicts,
+    Diff,
     ManagerKey,
     Managers,
     Times,
     VersionedSet,
     apply_managers,
     cap_update_managers,
+    changes,
     conflict_error,
     decode_managed_fields,
     encode_managed_fields,
+    encode_retimed,
+    meta_stripped,
     strip_meta,
     update_managers,
 )
@@ -173,21 +180,78 @@ class FieldManager:
                 strip_meta(managers, key)
                 times[key] = now
                 return _set_managed_fields(out, encode_managed_fields(managers, times, in_wire_order=key))
+            diff: Diff | None = None
+            if from_live and isinstance(live_entries, list) and len(live_entries) == len(managers):
+                diff = changes(live_obj, out, schema, ignored_fields)
+                entries = self._retimed(live_entries, managers, times, key, diff, now)
+                if entries is not None:
+                    return _set_managed_fields(out, entries)
             # Stored sets are in wire order: what the update leaves alone goes out shared, not copied.
             wired = {k: vs.fields for k, vs in managers.items()} if from_live else None
-            managers = self._update(live_obj, out, managers, times, key, schema, api_version, now, ignored_fields)
+            managers = self._update(
+                live_obj, out, managers, times, key, schema, api_version, now, ignored_fields, diff=diff,
+            )
         except TypedError:
             # UpdateNoErrors: an object SMD cannot type keeps the ownership it had.
             return _set_managed_fields(out, list(live_entries or []))
         return _set_managed_fields(out, encode_managed_fields(managers, times, wired=wired))
 
+    def _retimed(
+        self, entries: list[dict[str, Any]], managers: Managers, times: Times, key: ManagerKey, diff: Diff,
+        now: str,
+    ) -> list[dict[str, Any]] | None:
+        """The general path's managedFields when it would change no set, else None.
+
+        The kubelet's Lease renewals and status writes change fields it already owns alone: then
+        every other manager keeps its set, ``key`` loses what changed and wins it straight back,
+        and the only change is ``key``'s time (and with it, perhaps, its place in the order).
+        ``managers``/``times`` must be the trusted ``entries`` decoded, one per entry. With P
+        ``key``'s set, C the changed fields it claims (stripmeta.go's paths never claimed) and G
+        everything changed or removed, its new set is (P - G) | C, which is P exactly when C is
+        within P and P meets G only inside C; every other set S becomes S - G, which is S when
+        they do not meet. ``difference`` returns its first operand itself when it removes nothing,
+        so each test costs a walk of G, not a copy.
+        """
+        added, modified, removed = diff
+        previous = managers.get(key)
+        if previous is None and (added or modified):
+            return None  # a new manager that changed something (it almost surely claims it): the usual miss
+        changed = union(modified, added)
+        claimed = meta_stripped(changed) if changed else changed
+        if claimed and (previous is None or difference(claimed, previous.fields)):
+            return None  # key gains fields
+        gone = union(changed, removed)
+        updaters = 0
+        for k, vs in managers.items():
+            if not vs.fields:
+                return None  # the general path drops empty sets
+            updaters += not vs.applied
+            if (k != key or not claimed) and difference(vs.fields, gone) is not vs.fields:
+                return None
+        if updaters > self.max_update_managers:
+            return None  # capManagers would fold some
+        if not claimed:
+            # Nothing claimed: no time changes, and live's (sorted) entries stand as they are.
+            return encode_retimed(managers, times, entries, None)
+        assert previous is not None
+        if removed or claimed is not changed:
+            rest = difference(gone, claimed)
+            if rest and difference(previous.fields, rest) is not previous.fields:
+                return None  # key loses fields it does not win back
+        times[key] = now
+        return encode_retimed(managers, times, entries, key)
+
     def _update(
         self, live: Mapping[str, Any], new: Mapping[str, Any], managers: Managers, times: Times,
         key: ManagerKey, schema: Schema | None, api_version: str, now: str, ignored: FieldSet | None,
+        *, diff: Diff | None = None,
     ) -> Managers:
-        """managedFieldsUpdater + stripMeta + structuredMerge Update, then capManagers."""
+        """managedFieldsUpdater + stripMeta + structuredMerge Update, then capManagers.
+
+        ``diff`` is ``changes(live, new, schema, ignored)`` when the caller already has it.
+        """
         managers, added, modified, _ = update_managers(
-            live, new, managers, _CURRENT, schema, force=True, ignored=ignored
+            live, new, managers, _CURRENT, schema, force=True, ignored=ignored, diff=diff,
         )
         changed = union(modified, added)
         if changed:

@@ -40,15 +40,19 @@ from kubelite.errors import ApiError, Conflict, StatusCause
 
 __all__ = [
     "ApplyConflicts",
+    "Diff",
     "ManagerKey",
     "Managers",
     "Times",
     "VersionedSet",
     "apply_managers",
     "cap_update_managers",
+    "changes",
     "conflict_error",
     "decode_managed_fields",
     "encode_managed_fields",
+    "encode_retimed",
+    "meta_stripped",
     "strip_meta",
     "update_managers",
 ]
@@ -88,6 +92,7 @@ class VersionedSet(NamedTuple):
 
 Managers = dict[ManagerKey, VersionedSet]
 Times = dict[ManagerKey, str | None]
+Diff = tuple[FieldSet, FieldSet, FieldSet]  # (added, modified, removed)
 
 
 class ApplyConflicts(Exception):
@@ -101,19 +106,28 @@ class ApplyConflicts(Exception):
 # --- the updater -----------------------------------------------------------------------------------
 
 
-def update_managers(
-    live: Mapping[str, Any], new: Mapping[str, Any], managers: Managers, workflow: ManagerKey,
-    schema: Schema | None, *, force: bool, ignored: FieldSet | None,
-) -> tuple[Managers, FieldSet, FieldSet, FieldSet]:
-    """``Updater.update``: take the changed fields away from every manager but ``workflow``.
-
-    Returns the new managers and the (added, modified, removed) comparison of live to new.
-    """
+def changes(
+    live: Mapping[str, Any], new: Mapping[str, Any], schema: Schema | None, ignored: FieldSet | None,
+) -> Diff:
+    """The (added, modified, removed) comparison of ``live`` to ``new``, less the ``ignored`` fields."""
     added, modified, removed = compare(live, new, schema)
     if ignored:
         added = recursive_difference(added, ignored)
         modified = recursive_difference(modified, ignored)
         removed = recursive_difference(removed, ignored)
+    return added, modified, removed
+
+
+def update_managers(
+    live: Mapping[str, Any], new: Mapping[str, Any], managers: Managers, workflow: ManagerKey,
+    schema: Schema | None, *, force: bool, ignored: FieldSet | None, diff: Diff | None = None,
+) -> tuple[Managers, FieldSet, FieldSet, FieldSet]:
+    """``Updater.update``: take the changed fields away from every manager but ``workflow``.
+
+    Returns the new managers and the (added, modified, removed) comparison of live to new; pass
+    that comparison as ``diff`` (``changes(live, new, schema, ignored)``) when already computed.
+    """
+    added, modified, removed = changes(live, new, schema, ignored) if diff is None else diff
     changed = union(modified, added)
     if changed and not force:
         conflicts: dict[ManagerKey, FieldSet] = {}
@@ -189,6 +203,11 @@ _STRIP: FieldSet = {
         "f:clusterName": {}, "f:generation": {}, "f:managedFields": {}, "f:resourceVersion": {},
     },
 }
+
+
+def meta_stripped(fields: FieldSet) -> FieldSet:
+    """``fields`` less the paths stripmeta.go never lets anyone own."""
+    return difference(fields, _STRIP)
 
 
 def strip_meta(managers: Managers, key: ManagerKey) -> None:
@@ -282,34 +301,62 @@ def encode_managed_fields(
     from: those go out through :func:`~.fieldpath.rewire`, sharing what did not change with the
     stored sets instead of copying them.
     """
-    order = sorted(
+    out: list[dict[str, Any]] = []
+    for key in _wire_order(managers, times):
+        vs = managers[key]
+        if key == in_wire_order:
+            fields = vs.fields
+        else:
+            w = wired.get(key) if wired is not None else None
+            fields = to_fields_v1(vs.fields) if w is None else rewire(vs.fields, w)
+        out.append(_entry(key, vs, times.get(key), fields))
+    return out
+
+
+def encode_retimed(
+    managers: Managers, times: Times, entries: list[dict[str, Any]], key: ManagerKey | None,
+) -> list[dict[str, Any]]:
+    """:func:`encode_managed_fields` of sets and times that are the decoded ``entries`` unchanged
+    but for ``key``'s time (already set in ``times``; None when no time changed either).
+
+    ``entries`` must be the trusted list ``managers``/``times`` were decoded from, one entry per
+    manager, in the same order: the others are then exactly what encoding would write again, so
+    they are copied one level deep (their FieldsV1 shared) instead of rebuilt, and only the
+    order is recomputed, by the same stable sort, since a new time can move an entry.
+    """
+    by_key = dict(zip(managers, entries, strict=True))
+    out: list[dict[str, Any]] = []
+    for k in _wire_order(managers, times):
+        e = by_key[k]
+        out.append(_entry(k, managers[k], times.get(k), e["fieldsV1"]) if k == key else dict(e))
+    return out
+
+
+def _wire_order(managers: Managers, times: Times) -> list[ManagerKey]:
+    """``sortEncodedManagedFields``: appliers first, then by time (seconds), manager, version, ..."""
+    return sorted(
         managers,
         key=lambda k: (
             "Apply" if managers[k].applied else "Update", _seconds(times.get(k)), k.manager,
             managers[k].api_version, k.subresource,
         ),
     )
-    out: list[dict[str, Any]] = []
-    for key in order:
-        vs = managers[key]
-        entry: dict[str, Any] = {
-            "manager": key.manager,
-            "operation": "Apply" if vs.applied else "Update",
-            "apiVersion": vs.api_version,
-        }
-        t = times.get(key)
-        if t:
-            entry["time"] = t
-        entry["fieldsType"] = "FieldsV1"
-        if key == in_wire_order:
-            entry["fieldsV1"] = vs.fields
-        else:
-            w = wired.get(key) if wired is not None else None
-            entry["fieldsV1"] = to_fields_v1(vs.fields) if w is None else rewire(vs.fields, w)
-        if key.subresource:
-            entry["subresource"] = key.subresource
-        out.append(entry)
-    return out
+
+
+def _entry(key: ManagerKey, vs: VersionedSet, time: str | None, fields: FieldSet) -> dict[str, Any]:
+    # keys in the order upstream's ManagedFieldsEntry serialises them
+    entry: dict[str, Any] = {
+        "manager": key.manager,
+        "operation": "Apply" if vs.applied else "Update",
+        "apiVersion": vs.api_version,
+    }
+    if time:
+        entry["time"] = time
+    entry["fieldsType"] = "FieldsV1"
+    entry["fieldsV1"] = fields
+    if key.subresource:
+        entry["subresource"] = key.subresource
+    return entry
 
 
 def conflict_error(conflicts: dict[ManagerKey, FieldSet]) -> ApiError:

@@ -268,3 +268,102 @@ def test_set_algebra_matches_the_reference(a: dict[str, Any], b: dict[str, Any])
 def test_compare_duplicate_keys_matches_the_reference(lhs: list[Any], rhs: list[Any]) -> None:
     a, b = {"spec": {"ports": lhs}}, {"spec": {"ports": rhs}}
     _same(compare(a, b, THING), _reference.compare(a, b, THING))
+
+
+def _status_write(data: st.DataObject, obj: dict[str, Any], now: str) -> dict[str, Any]:
+    """A kubelet-like status write: usually one field it already owns, sometimes more or less."""
+    new = copy.deepcopy(obj)
+    status = new.setdefault("status", {})
+    conditions = status.setdefault("conditions", [{"type": "Ready", "status": "True"}])
+    op = data.draw(st.sampled_from(["heartbeat", "heartbeat", "flip", "phase", "same", "drop", "add", "rv"]))
+    if op == "heartbeat":
+        conditions[0]["lastProbeTime"] = now
+    elif op == "flip" and conditions:
+        cond = conditions[data.draw(st.integers(0, len(conditions) - 1))]
+        cond["status"] = "False" if cond.get("status") == "True" else "True"
+    elif op == "phase":
+        status["phase"] = data.draw(st.sampled_from(["Running", "Pending", "Failed"]))
+    elif op == "drop" and len(conditions) > 1:
+        conditions.pop()
+        if data.draw(st.booleans()):
+            conditions[0]["lastProbeTime"] = now  # removed and changed fields in one write
+    elif op == "add":
+        conditions.append({"type": data.draw(st.sampled_from(["Extra", "Other"])), "status": "True"})
+    elif op == "rv":  # a field nobody may own changes along with an owned one
+        new["metadata"]["resourceVersion"] = now
+        conditions[0]["lastProbeTime"] = now
+    return new
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_repeated_same_manager_updates_match_the_reference(data: st.DataObject) -> None:
+    """Kubelet-style renewals (the retimed fast path) interleaved with other writers and appliers."""
+    limit = data.draw(st.sampled_from([2, 10]))
+    fast, ref = FieldManager(max_update_managers=limit), _reference.ReferenceFieldManager(max_update_managers=limit)
+    live: dict[str, Any] = fast.update(None, _pod(), manager="kcm", schema=POD, api_version="v1",
+                                       now="2024-01-01T00:00:00Z", ignored_fields=MAIN_RESET)
+    second = 0
+    for _ in range(data.draw(st.integers(2, 14))):
+        second += data.draw(st.integers(0, 2))  # equal seconds tie: the order falls back to names
+        now = f"2024-01-01T00:00:{second:02d}Z"
+        who = data.draw(st.sampled_from(
+            ["kubelet", "kubelet", "kubelet", "node-controller", "kubectl", "applier", "status-applier"]
+        ))
+        if who.endswith("applier"):
+            patch: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ns"}}
+            if who == "applier":
+                patch["metadata"]["labels"] = {"ssa": now[-3:-1]}
+                kw: dict[str, Any] = {"ignored_fields": MAIN_RESET}
+            else:  # applying live's own values makes the applier a co-owner (no conflict)
+                patch["status"] = {"phase": live.get("status", {}).get("phase", "Running")}
+                kw = {"subresource": "status", "ignored_fields": STATUS_RESET}
+            kw |= {"manager": who, "schema": POD, "api_version": "v1", "now": now, "force": data.draw(st.booleans())}
+            got = _run(fast.apply, copy.deepcopy(live), copy.deepcopy(patch), **kw)
+            want = _run(ref.apply, copy.deepcopy(live), patch, **kw)
+        else:
+            if who == "kubectl":
+                new = copy.deepcopy(live)
+                new["metadata"]["labels"][data.draw(st.sampled_from(["app", "x"]))] = now
+                kw = {"subresource": "", "ignored_fields": MAIN_RESET}
+            else:
+                new = _status_write(data, live, now)
+                kw = {"subresource": "status", "ignored_fields": STATUS_RESET}
+            if data.draw(st.booleans()):
+                new["metadata"].pop("managedFields", None)  # a patch that leaves them out
+            kw |= {"manager": who, "schema": POD, "api_version": "v1", "now": now}
+            args = (copy.deepcopy(live), copy.deepcopy(new))
+            got = _run(fast.update, *args, **kw)
+            assert args == (live, new)  # inputs untouched
+            want = _run(ref.update, copy.deepcopy(live), new, **kw)
+        _same(got, want)
+        live = _decode(_encode(got))
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "shared"),
+    [
+        ("phase", "Failed", True),
+        ("qosClass", "BestEffort", False),  # a field new to the kubelet: the general path
+    ],
+    ids=["owned-field-retimed", "new-field-general"],
+)
+def test_owned_field_update_only_retimes(field: str, value: str, shared: bool) -> None:
+    fm = FieldManager()
+    pod = _pod()
+    status = pod.pop("status")
+    created = fm.update(None, pod, manager="kcm", schema=POD, api_version="v1", now="2024-01-01T00:00:01Z")
+    running = fm.update(created, {**created, "status": status}, manager="kubelet", schema=POD, api_version="v1",
+                        now="2024-01-01T00:00:02Z", subresource="status", ignored_fields=STATUS_RESET)
+    live = _decode(_encode(running))
+    new = copy.deepcopy(live)
+    new["status"][field] = value
+    got = fm.update(live, new, manager="kubelet", schema=POD, api_version="v1", now="2024-01-01T00:00:03Z",
+                    subresource="status", ignored_fields=STATUS_RESET)
+    before, after = live["metadata"]["managedFields"], got["metadata"]["managedFields"]
+    assert [e["manager"] for e in after] == ["kcm", "kubelet"]
+    assert after[0] == before[0]
+    assert after[1]["time"] == "2024-01-01T00:00:03Z"
+    # the fast path hands live's FieldsV1 on as is; the general path rebuilds the changed set
+    assert (after[1]["fieldsV1"] is before[1]["fieldsV1"]) is shared
+    assert {**after[1], "time": None} == {**before[1], "time": None} or not shared
