@@ -2,7 +2,7 @@
 
 Ports ``sigs.k8s.io/structured-merge-diff/v6/typed/compare.go`` (the walker ``Compare`` uses) and
 ``tofieldset.go`` for plain dicts described by :mod:`.compiled` nodes; they return exactly what the
-schema-interpreting walks (``apply.to_field_set`` and ``_reference.py``) return. These walks run on
+schema-interpreting walks (``tests/apiserver/ssa/ssa_reference.py``) return. These walks run on
 every write, so:
 
 - :func:`compare` only descends where the two sides differ (``==`` on equal subtrees runs in C),

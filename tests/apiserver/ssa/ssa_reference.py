@@ -17,6 +17,7 @@ from kubelite.api.schema import Schema
 from kubelite.apiserver.ssa.apply import (
     TypedError,
     _atomic_map,
+    _field_schema,
     _granular_list_type,
     _index_items,
     _Shape,
@@ -24,9 +25,16 @@ from kubelite.apiserver.ssa.apply import (
     ensure_named_fields,
     merge,
     remove_items,
-    to_field_set,
 )
-from kubelite.apiserver.ssa.fieldpath import FieldSet, field_pe, is_member, pe_sort_key, to_fields_v1
+from kubelite.apiserver.ssa.fieldpath import (
+    FieldSet,
+    PathElement,
+    field_pe,
+    is_member,
+    pe_sort_key,
+    to_fields_v1,
+)
+from kubelite.apiserver.ssa.fieldpath import node as _fp_node
 from kubelite.apiserver.ssa.managed_fields import (
     ApplyConflicts,
     ManagerKey,
@@ -626,3 +634,78 @@ class ReferenceFieldManager:
             times[key] = now
         return _set_managed_fields(merged, encode_managed_fields(managers, times))
 
+
+# --- ToFieldSet, interpreting the schema on every call (moved from kubelite/apiserver/ssa/apply.py) ---
+
+def to_field_set(obj: Mapping[str, Any], schema: Schema | None, *, strict: bool = False) -> FieldSet:
+    """``TypedValue.ToFieldSet``: the fields an object (an applied configuration) sets.
+
+    Struct fields holding non-empty maps or lists are only prefixes; leaves, map keys and list
+    items are members. ``strict`` validates like ``ObjectToTyped`` without ``AllowDuplicates``:
+    duplicate list keys and fields not declared in a closed schema raise :class:`TypedError`.
+    """
+    errs: list[tuple[list[str], str]] = []
+    out = _tfs_map(obj, schema, strict, [], errs)
+    if errs:
+        raise TypedError(errs)
+    return out
+
+
+def _tfs(v: Any, s: Schema | None, strict: bool, path: list[str], errs: list[Any]) -> FieldSet | None:
+    """Children of ``v``'s path, or None when ``v`` is a leaf (scalar, null, atomic, empty map)."""
+    if isinstance(v, dict):
+        if not v or _atomic_map(s):
+            return None
+        return _tfs_map(v, s, strict, path, errs)
+    if isinstance(v, list):
+        lt = _granular_list_type(s)
+        if lt is None:
+            return None
+        assert s is not None
+        return _tfs_list(v, lt, s, strict, path, errs)
+    return None
+
+
+def _tfs_map(m: Mapping[str, Any], s: Schema | None, strict: bool, path: list[str], errs: list[Any]) -> FieldSet:
+    out: FieldSet = {}
+    closed = strict and _shape(s).closed
+    for k, v in m.items():
+        pe = field_pe(k)
+        cs, named = _field_schema(s, k)
+        if closed and not named:
+            errs.append(([*path, pe], "field not declared in schema"))
+            continue
+        path.append(pe)
+        sub = _tfs(v, cs, strict, path, errs)
+        path.pop()
+        if sub is None:
+            out[pe] = {}
+        else:
+            n = _fp_node(not named, sub)
+            if n is not None:
+                out[pe] = n
+    return out
+
+
+def _tfs_list(lst: list[Any], lt: str, s: Schema, strict: bool, path: list[str], errs: list[Any]) -> FieldSet:
+    try:
+        pes, by_pe = _index_items(lst, lt, s, path)
+    except TypedError as e:
+        errs.extend(e.errors)
+        return {}
+    out: FieldSet = {}
+    items = _shape(s).items
+    for pe in pes:
+        if pe in out:
+            continue
+        got = by_pe[pe]
+        if len(got) > 1:
+            if strict:
+                errs.append((list(path), f"duplicate entries for key {PathElement.parse(pe)}"))
+            out[pe] = {}
+            continue
+        path.append(pe)
+        sub = _tfs(got[0], items, strict, path, errs)
+        path.pop()
+        out[pe] = {} if sub is None else (_fp_node(True, sub) or {})
+    return out
