@@ -229,12 +229,11 @@ class Subresources:
                 )
             if pdbs:
                 self._check_budget(pdbs[0], pod, dry_run)
-        resp = await srv.delete(
+        await srv.delete(
             user, "", "pods", namespace, name, grace_period_seconds=opts.get("gracePeriodSeconds"),
             propagation_policy=opts.get("propagationPolicy"), preconditions=opts.get("preconditions"),
             dry_run=dry_run,
         )
-        del resp
         return Response(data=_encode({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                                       "code": 201}))
 
