@@ -215,7 +215,7 @@ class ApiServer:
     def _preflight(
         self, user: UserInfo, verb: str, info: ResourceInfo, subresource: str, namespace: str, name: str,
     ) -> None:
-        self.faults.check(verb, info.group, info.plural, namespace, name)
+        self.faults.check(verb, info.group, info.plural, namespace, name, user=user.name, subresource=subresource)
         if info.namespaced and not namespace and verb not in ("list", "watch", "deletecollection"):
             raise BadRequest.make("the namespace of the provided object is empty")
         if not info.namespaced:
