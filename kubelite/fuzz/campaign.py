@@ -141,8 +141,8 @@ def fuzz(
     progress: Callable[[CampaignReport], None] | None = None,
 ) -> CampaignReport:
     """Fuzz ``target`` (a :class:`FuzzTarget` or its ``"module:attribute"``) for ``budget`` (seconds, or
-    ``"60s"``/``"2m"``) and/or ``runs`` runs; see the module docstring. With ``out`` (a file, or a directory
-    for ``<target>-seed<N>.json``) the first failing run's schedule file is written there."""
+    ``"60s"``/``"2m"``) and/or ``runs`` runs; see the module docstring. With ``out`` (a ``.json`` file, or a
+    directory, created if need be, for ``<target>-seed<N>.json``) the first failing run's schedule file is written there."""
     if isinstance(target, str):
         target = load_target(target, crds=crds or [])
     seconds = parse_budget(budget)
@@ -176,6 +176,8 @@ def fuzz(
     tick(force=True)
     if report.failure is not None and out is not None:
         path = Path(out)
+        if not path.exists() and path.suffix != ".json":
+            path.mkdir(parents=True)
         if path.is_dir():
             name = str(target.ref or target.name).replace(":", "-").replace(".", "-")
             path = path / f"{name}-seed{report.failure.seed}.json"

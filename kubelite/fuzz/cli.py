@@ -28,6 +28,10 @@ def _quiet_logs() -> None:
         configure("error")  # injected faults make components log warnings; a campaign would drown in them
 
 
+def _decisions(n: int) -> str:
+    return f"{n} decision{'' if n == 1 else 's'}"
+
+
 class _Progress:
     def __init__(self) -> None:
         self.tty = sys.stderr.isatty()
@@ -90,13 +94,13 @@ def run_cmd(target: str, crds: tuple[Path, ...], budget: str, runs: int | None, 
     f = report.failure
     assert f.failure is not None and report.path is not None
     click.echo(f"FAILED seed {f.seed}: {f.failure.invariant}: {f.failure.message} ({f.failure.at})")
-    click.echo(f"schedule: {report.path} ({len(f.schedule)} decisions)")
+    click.echo(f"schedule: {report.path} ({_decisions(len(f.schedule))})")
     path = report.path
     if shrink:
         small = do_shrink(f, target=t)
         path = str(Path(report.path).with_suffix(".min.json"))
         small.save(path)
-        click.echo(f"shrunk to {len(small.schedule)} decisions: {path}")
+        click.echo(f"shrunk to {_decisions(len(small.schedule))}: {path}")
         for line in small.story:
             click.echo(f"  {line}")
     click.echo(f"replay: kubelite fuzz replay {path}")
@@ -113,7 +117,7 @@ def replay_cmd(file: Path) -> None:
     rec = load_run(file)
     result = replay(rec, check=False)
     same = result.digest == rec.digest
-    click.echo(f"replayed seed {rec.seed} with {len(rec.schedule)} decisions: trace digest "
+    click.echo(f"replayed seed {rec.seed} with {_decisions(len(rec.schedule))}: trace digest "
                f"{'matches' if same else 'DIFFERS'} ({result.digest[:16]}{'' if same else ' != ' + rec.digest[:16]})")
     if result.failure is not None:
         click.echo(f"failure: {result.failure.invariant}: {result.failure.message} ({result.failure.at})")
@@ -150,6 +154,6 @@ def shrink_cmd(file: Path, out: Path | None) -> None:
         click.echo("", err=True)
     target = out if out is not None else file.with_name(file.name.removesuffix(".json") + ".min.json")
     small.save(target)
-    click.echo(f"shrunk {len(rec.schedule)} -> {len(small.schedule)} decisions: {target}")
+    click.echo(f"shrunk {len(rec.schedule)} -> {_decisions(len(small.schedule))}: {target}")
     for line in small.story:
         click.echo(f"  {line}")

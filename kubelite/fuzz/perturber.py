@@ -64,6 +64,18 @@ class SchedulePerturber:
         allowed = self.knobs.users
         return user in allowed if allowed is not None else user in self.users
 
+    def _api_in_scope(self, call: ApiCall) -> bool:
+        if not self._in_scope(call.user):
+            return False
+        k = self.knobs
+        if k.verbs is not None and call.verb not in k.verbs:
+            return False
+        if k.resources is not None:
+            res = f"{call.resource}/{call.subresource}" if call.subresource else call.resource
+            if res not in k.resources:
+                return False
+        return True
+
     def _decide(self, point: str, draw: Callable[[random.Random], tuple[str, float | int] | None],
                 context: str = "") -> Decision | None:
         n = self._counts.get(point, 0)
@@ -131,7 +143,7 @@ class SchedulePerturber:
                 await self.clock.sleep(float(d.value))
 
     async def before_request(self, call: ApiCall) -> None:
-        if not self._in_scope(call.user):
+        if not self._api_in_scope(call):
             return
         k = self.knobs
 
@@ -166,6 +178,8 @@ class SchedulePerturber:
                     self.crash_handlers[call.user]()
                     # this task belongs to the manager that is crashing: it never takes another step
                     await asyncio.get_running_loop().create_future()
+        if not self._api_in_scope(call):
+            return
         k = self.knobs
         write = call.is_write
 

@@ -60,7 +60,8 @@ class Knobs(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
     Probabilities are per occurrence; the ``max_*`` bounds cap the drawn values (virtual seconds). ``users``
     limits every point to those client/manager identities (default: every identity the target created
-    through its :class:`~kubelite.fuzz.Env`). Setting a probability to 0 switches a kind off."""
+    through its :class:`~kubelite.fuzz.Env`); ``verbs`` and ``resources`` (``"example.com/widgets/status"``
+    for a subresource) limit the ``api`` points further. Setting a probability to 0 switches a kind off."""
 
     watch_delay: float = 0.08
     watch_hold: float = 0.04
@@ -81,6 +82,10 @@ class Knobs(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     #: status codes an ``api_fail`` draws from (before the request: nothing is stored)
     fail_codes: tuple[int, ...] = (409, 429, 500, 503)
     users: tuple[str, ...] | None = None
+    #: limit the ``api`` points to these verbs ("create", "patch", ...) and resources ("configmaps",
+    #: "example.com/widgets", "example.com/widgets/status" for a subresource); None: every request
+    verbs: tuple[str, ...] | None = None
+    resources: tuple[str, ...] | None = None
     #: at most this many decisions per run (keeps a schedule readable and shrinking fast)
     max_decisions: int = 64
 
@@ -110,7 +115,7 @@ def parse_knobs(text: str | None, base: Knobs | None = None) -> Knobs:
             known = ", ".join(sorted(values))
             raise ValueError(f"unknown knob {part!r}: expected NAME=VALUE with NAME one of {known}")
         raw = raw.strip()
-        if name == "users":
+        if name in ("users", "verbs", "resources"):
             values[name] = tuple(u for u in raw.split("+") if u) or None
         elif name == "fail_codes":
             values[name] = tuple(int(c) for c in raw.split("+") if c)

@@ -93,7 +93,8 @@ def test_shrink_command(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     small = path.with_name(path.name.replace(".json", ".min.json"))
     assert small.exists()
-    assert f"-> {len(json.loads(small.read_text())['schedule'])} decisions" in r.output
+    n = len(json.loads(small.read_text())["schedule"])
+    assert f"-> {n} decision{'' if n == 1 else 's'}: {small}" in r.output
     assert "violated tally_matches" in r.output
 
 
