@@ -411,6 +411,22 @@ class Cluster:
     def client_with_token(self, token: str | None) -> Client:
         return self.client.with_token(token)
 
+    # --- HTTP ---
+    def serve(self, **kw: Any) -> Any:
+        """``async with cluster.serve() as url``: the REST API on a loopback port in this event loop (so the
+        code under test runs on the cluster's clock); ``url`` also carries ``.token``, ``.kubeconfig`` and
+        ``.ca_file``. Keywords: ``host``, ``port``, ``token``, ``tls``, ``kubeconfig`` (see
+        :func:`kubelite.http.serve`)."""
+        from kubelite.http import serve
+
+        return serve(self, **kw)
+
+    def asgi_app(self, *, admin_token: str | None = None) -> Any:
+        """The REST API as an ASGI app, for in-process transports (``httpx.ASGITransport(app=...)``)."""
+        from kubelite.http import ApiApp
+
+        return ApiApp(self, admin_token=admin_token)
+
     # --- faults ---
     @property
     def faults(self) -> FaultInjector:
