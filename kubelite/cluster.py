@@ -41,7 +41,7 @@ from kubelite.apiserver.auth.user import UserInfo
 from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.server import ApiServer
 from kubelite.client import Client
-from kubelite.clock import DEFAULT_IDLE_GRACE, EPOCH, Clock, RealClock, VirtualClock
+from kubelite.clock import EPOCH, Clock, RealClock, VirtualClock
 from kubelite.logs import cluster_time
 from kubelite.store import Store
 
@@ -153,16 +153,13 @@ class Cluster:
         tune_gc: bool = True, nodes: int | Sequence[Mapping[str, Any]] = 0, scheduler: bool = True,
         controllers: bool | Sequence[str] = True, controller_options: dict[str, Any] | None = None,
         image_registry: Any = None, network: bool = True, proxy_mode: str = "iptables",
-        idle_grace: float = DEFAULT_IDLE_GRACE,
     ) -> None:
         """``nodes``: a node count, or node pool specs (dicts of :class:`kubelite.kubelet.NodePool` arguments:
         ``count``, ``prefix``, ``capacity``, ``labels``, ``taints``, ``zones``, ``instance_type``, ...).
         ``scheduler`` starts the default kube-scheduler; ``controllers`` the built-in controllers (all, or
         the names given; see :data:`kubelite.controllers.kcm.CONTROLLERS`). ``network`` starts the data plane
         (kube-proxy on every node, cluster DNS, the traffic generator: ``cluster.network``), reading the same
-        ``image_registry`` (workload profiles) as the kubelets. ``virtual_time`` puts the whole event loop on
-        the cluster's virtual clock (every asyncio timer; see :mod:`kubelite.clock`); ``idle_grace`` is how long
-        (real seconds) the loop waits for I/O from other processes before jumping."""
+        ``image_registry`` (workload profiles) as the kubelets."""
         self.seed = seed
         self._tune_gc = tune_gc
         self._node_specs: list[dict[str, Any]] = (
@@ -186,8 +183,7 @@ class Cluster:
         self.node_pools: list[Any] = []
         self.rng = random.Random(seed)
         if clock is None:
-            clock = (VirtualClock(start=start_time, autojump=autojump, idle_grace=idle_grace) if virtual_time
-                     else RealClock())
+            clock = VirtualClock(start=start_time, autojump=autojump) if virtual_time else RealClock()
         self.clock: Clock = clock
         self.store = Store(history=history) if history is not None else Store()
         self.apiserver = ApiServer(
@@ -474,22 +470,6 @@ class Cluster:
 
     def client_with_token(self, token: str | None) -> Client:
         return self.client.with_token(token)
-
-    # --- HTTP ---
-    def serve(self, **kw: Any) -> Any:
-        """``async with cluster.serve() as url``: the REST API on a loopback port in this event loop (so the
-        code under test runs on the cluster's clock); ``url`` also carries ``.token``, ``.kubeconfig`` and
-        ``.ca_file``. Keywords: ``host``, ``port``, ``token``, ``tls``, ``kubeconfig`` (see
-        :func:`kubelite.http.serve`)."""
-        from kubelite.http import serve
-
-        return serve(self, **kw)
-
-    def asgi_app(self, *, admin_token: str | None = None) -> Any:
-        """The REST API as an ASGI app, for in-process transports (``httpx.ASGITransport(app=...)``)."""
-        from kubelite.http import ApiApp
-
-        return ApiApp(self, admin_token=admin_token)
 
     # --- faults ---
     @property
