@@ -19,6 +19,8 @@ point                      asked by                                     possible
 ``queue``                  a controller worker, per ready request       reconcile it, or send it to the back of
                                                                         the queue (reorder); after a reconcile,
                                                                         add it again at once (duplicate)
+``ready`` (the clock)       the clock's driver, when the loop's ready    run the tasks ready at once in a seeded
+                           queue holds several callbacks                shuffled order (``VirtualClock.ready_hook``)
 =========================  ===========================================  ==========================================
 
 Contract: a perturber only decides; the component keeps its own invariants (order of events within one

@@ -120,6 +120,8 @@ def describe_decision(d: Decision, context: str = "") -> str:
         }.get(d.action, f"request {nth} of {site}: {d.action} {d.value}")
     if family == "crash":
         return f"manager {site} crashed right after its write {nth}{what}, then restarted from the API"
+    if family == "ready":
+        return f"the event loop ran the {context or 'several'} ready at once in a shuffled order"
     if family == "queue.defer":
         return f"controller {rest} of {user} sent request {context or nth} to the back of its queue"
     if family == "queue.dup":

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import random
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from kubelite.apiserver.faults import FAULT_KINDS
 from kubelite.clock import Clock
@@ -205,6 +206,34 @@ class SchedulePerturber:
     def crashed(self, user: str) -> None:
         """The crash of ``user``'s manager is over (it has restarted)."""
         self._crashing.discard(user)
+
+    # --- the event loop's ready tasks ---
+    def reorder_ready(self, ready: Any) -> None:
+        """The clock's ``ready_hook``: maybe run the distinct tasks ready in this loop iteration in a
+        seeded shuffled order (other callbacks keep their places; one task's own steps are never swapped)."""
+        if not self.active or (self.generating and self.knobs.ready_shuffle <= 0):
+            return
+        slots: list[int] = []
+        seen: set[int] = set()
+        for i, handle in enumerate(ready):
+            owner = getattr(getattr(handle, "_callback", None), "__self__", None)
+            if isinstance(owner, asyncio.Task):
+                if id(owner) in seen:
+                    return  # a task with two pending steps: leave this iteration alone
+                seen.add(id(owner))
+                slots.append(i)
+        if len(slots) < 2:
+            return
+        p = self.knobs.ready_shuffle
+        d = self._decide("ready:loop", lambda rng: ("shuffle", rng.randrange(1 << 30)) if rng.random() < p else None,
+                         f"{len(slots)} tasks")
+        if d is None:
+            return
+        order = list(slots)
+        random.Random(int(d.value)).shuffle(order)
+        handles = [ready[i] for i in order]
+        for i, h in zip(slots, handles):
+            ready[i] = h
 
     # --- queue ---
     def defer(self, site: str, request: str) -> bool:

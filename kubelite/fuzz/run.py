@@ -23,6 +23,7 @@ from typing import Any
 
 import msgspec
 
+from kubelite.clock import VirtualClock
 from kubelite.cluster import Cluster, NotQuiescent
 from kubelite.fuzz.invariants import Change, ClusterView, Invariant, problems_of
 from kubelite.fuzz.perturber import SchedulePerturber
@@ -147,6 +148,8 @@ async def _run(target: FuzzTarget, seed: int, *, knobs: Knobs | None = None,
         async with cluster:
             cluster.store.observers.append(checker)
             cluster.track(perturber)
+            if isinstance(cluster.clock, VirtualClock):
+                cluster.clock.ready_hook = perturber.reorder_ready
             env = Env(cluster, perturber, trace, knobs)
             try:
                 if target.crds:
@@ -166,6 +169,8 @@ async def _run(target: FuzzTarget, seed: int, *, knobs: Knobs | None = None,
                 checker.fail("quiescence", str(e), "quiescence")
             finally:
                 cluster.store.observers.remove(checker)
+                if isinstance(cluster.clock, VirtualClock):
+                    cluster.clock.ready_hook = None
                 await env.close()
     except Exception as e:  # the setup, or a component of the cluster, raised
         checker.fail("exception", f"{type(e).__name__}: {e}", "run")

@@ -1,7 +1,7 @@
 """Schedules: the seeded decisions a fuzz run takes at its perturbation points.
 
 A perturbation point is named by where it sits (``watch:webapp/configmaps``: the reflector of user
-``webapp``'s configmaps informer; ``api.after:webapp``; ``queue.dup:webapp/widgets``; ``crash:webapp``), and
+``webapp``'s configmaps informer; ``api.after:webapp``; ``queue.dup:webapp/widgets``; ``crash:webapp``; ``ready:loop``, the event loop's ready tasks), and
 each time a run reaches a point the point's occurrence counter goes up by one. A :class:`Decision` names a
 point, an occurrence and what to do there. A schedule is the list of the decisions that were *not* the
 default (deliver, proceed, reconcile): everything else happens as it would without a fuzzer.
@@ -32,6 +32,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "crash": ("crash",),
     "queue.defer": ("defer",),
     "queue.dup": ("duplicate",),
+    "ready": ("shuffle",),
 }
 
 
@@ -61,7 +62,8 @@ class Knobs(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     Probabilities are per occurrence; the ``max_*`` bounds cap the drawn values (virtual seconds). ``users``
     limits every point to those client/manager identities (default: every identity the target created
     through its :class:`~kubelite.fuzz.Env`); ``verbs`` and ``resources`` (``"example.com/widgets/status"``
-    for a subresource) limit the ``api`` points further. Setting a probability to 0 switches a kind off."""
+    for a subresource) limit the ``api`` points further. The ``ready`` point (the event loop's ready tasks)
+    belongs to no user: ``ready_shuffle=0`` switches it off. Setting a probability to 0 switches a kind off."""
 
     watch_delay: float = 0.08
     watch_hold: float = 0.04
@@ -74,6 +76,8 @@ class Knobs(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     crash: float = 0.03  # per write of a user that has a manager
     queue_defer: float = 0.2
     queue_duplicate: float = 0.15
+    #: each time the clock's driver sees several tasks ready at once: run them in a shuffled order
+    ready_shuffle: float = 0.2
     max_delay: float = 2.0
     max_hold: int = 4
     max_latency: float = 0.5
@@ -98,7 +102,7 @@ class Knobs(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 #: the knobs that are probabilities
 PROBABILITIES = ("watch_delay", "watch_hold", "watch_relist", "watch_expire", "api_yield", "api_latency",
-                 "api_fail", "api_timeout", "crash", "queue_defer", "queue_duplicate")
+                 "api_fail", "api_timeout", "crash", "queue_defer", "queue_duplicate", "ready_shuffle")
 _INT_KNOBS = {"max_hold", "max_decisions"}
 
 

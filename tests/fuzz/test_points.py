@@ -5,13 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from kubelite.apiserver.auth.user import UserInfo
 from kubelite.client import Client
+from kubelite.clock import VirtualClock
 from kubelite.cluster import Cluster
 from kubelite.controllers import Manager, Request
 from kubelite.errors import ServerTimeout, ServiceUnavailable
+from kubelite.fuzz import Knobs
+from kubelite.fuzz.perturber import SchedulePerturber
+from kubelite.fuzz.trace import Trace
 from kubelite.informer import DeletedFinalStateUnknown, ResourceEventHandlerFuncs, SharedIndexInformer
 
 from .conftest import Scripted
@@ -175,3 +180,51 @@ async def test_no_perturber_no_questions(cluster: Cluster) -> None:
     ctrl = mgr.controllers["cms"]
     assert ctrl.perturber is None
     assert mgr.informers.informer_for("configmaps").perturber is None
+
+
+async def _start_order(cluster: Cluster) -> list[int]:
+    order: list[int] = []
+
+    async def step(i: int) -> None:
+        order.append(i)
+
+    for i in range(4):
+        cluster.start_soon(step, i, name=f"step-{i}")
+    await cluster.settle()
+    return order
+
+
+async def test_clock_ready_hook_can_reorder_ready_tasks(cluster: Cluster) -> None:
+    assert await _start_order(cluster) == [0, 1, 2, 3]  # FIFO without a hook, as asyncio does
+
+    def reverse(ready: Any) -> None:
+        handles = list(ready)
+        ready.clear()
+        ready.extend(reversed(handles))
+
+    assert isinstance(cluster.clock, VirtualClock)
+    cluster.clock.ready_hook = reverse
+    try:
+        assert await _start_order(cluster) == [3, 2, 1, 0]
+    finally:
+        cluster.clock.ready_hook = None
+
+
+async def test_perturber_shuffles_distinct_ready_tasks_and_records_it(cluster: Cluster) -> None:
+    knobs = msgspec.structs.replace(Knobs.off(), ready_shuffle=1.0)
+    p = SchedulePerturber(clock=cluster.clock, knobs=knobs, seed=3, trace=Trace(cluster.clock))
+    assert isinstance(cluster.clock, VirtualClock)
+    cluster.clock.ready_hook = p.reorder_ready
+    try:
+        order = await _start_order(cluster)
+    finally:
+        cluster.clock.ready_hook = None
+    assert sorted(order) == [0, 1, 2, 3] and order != [0, 1, 2, 3]
+    assert [d.point for d in p.taken] == ["ready:loop"] * len(p.taken) and p.taken
+    # replaying the recorded decisions gives the same order
+    q = SchedulePerturber(clock=cluster.clock, knobs=knobs, seed=99, trace=Trace(cluster.clock), schedule=p.taken)
+    cluster.clock.ready_hook = q.reorder_ready
+    try:
+        assert await _start_order(cluster) == order
+    finally:
+        cluster.clock.ready_hook = None

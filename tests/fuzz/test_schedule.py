@@ -49,6 +49,10 @@ def test_api_points_scoped_to_a_subresource() -> None:
 
 
 def test_users_scope_excludes_everyone_else() -> None:
+    # the event loop's ready point belongs to no user: only ready_shuffle=0 switches it off
     knobs = msgspec.structs.replace(Knobs(), users=("nobody",))
+    result, _ = asyncio.run(_run(planted.tally_buggy, 1, knobs=knobs))
+    assert {d.family for d in result.schedule} <= {"ready"} and set(result.points) <= {"ready"}
+    knobs = msgspec.structs.replace(knobs, ready_shuffle=0.0)
     result, _ = asyncio.run(_run(planted.tally_buggy, 1, knobs=knobs))
     assert result.schedule == [] and result.points == []
