@@ -22,6 +22,7 @@ import msgspec
 
 from kubelite.api.quantity import parse_quantity
 from kubelite.api.resources import ResourceInfo
+from kubelite.memo import BoundedCache
 
 __all__ = [
     "compute_qos_class",
@@ -49,8 +50,8 @@ def keeps_generation(info: ResourceInfo) -> bool:
 
 
 # GetPodQOS reads only the containers' resources; pods created from one template share them.
-_QOS: dict[bytes, str] = {}
-_QOS_LIMIT = 1024
+#: one entry per distinct set of container resources (per pod template, in practice)
+_QOS: BoundedCache[bytes, str] = BoundedCache("apiserver.pod_qos", maxsize=1024)
 _encode = msgspec.json.Encoder().encode
 
 
@@ -68,9 +69,7 @@ def compute_qos_class(pod: dict[str, Any]) -> str:
             return hit
     qos = _compute_qos_class(spec)
     if key is not None:
-        if len(_QOS) >= _QOS_LIMIT:
-            _QOS.clear()
-        _QOS[key] = qos
+        _QOS.put(key, qos)
     return qos
 
 

@@ -8,7 +8,7 @@ request order. Guarantees:
   ``Always`` for ``:latest`` or untagged images, else ``IfNotPresent`` (the apiserver's defaulting).
 - A failed pull records a backoff entry for the image (10 s doubling to 300 s); while in backoff,
   :meth:`ImageManager.ensure` answers ``backoff`` without pulling (ImagePullBackOff).
-- Whether an image exists is decided by the :class:`~kubelite.kubelet.workload.ImageRegistry` when the
+- Whether an image exists is decided by the :class:`~kubelite.workload.ImageRegistry` when the
   pull starts; ``unpullable`` is a fault switch that makes chosen images fail even though they exist.
 Pure: the caller passes the time and schedules its own wake-up at the returned completion time.
 """
@@ -19,7 +19,7 @@ from collections.abc import Hashable
 from typing import Final
 
 from kubelite.kubelet.backoff import INITIAL_BACKOFF, MAX_BACKOFF, Backoff
-from kubelite.kubelet.workload import ImageProfile, ImageRegistry, normalize_image
+from kubelite.workload import ImageProfile, ImageRegistry, normalize_image
 
 __all__ = ["BACKOFF", "FAILED", "NEVER_PULL", "PRESENT", "PULLED", "PULLING", "ImageManager", "PullResult",
            "default_pull_policy"]

@@ -1,4 +1,6 @@
-"""The workload model: what a (fake) container does, described by its image's profile.
+"""The workload model: what a (fake) container does, described by its image's profile. Shared by the kubelets
+(which play it out) and the data plane (whose traffic is served only by containers the model says serve), so it
+sits below both, with the API types.
 
 There is no real container runtime; each container's behaviour is a pure function of time since it
 started, drawn from an :class:`ImageProfile`:
@@ -26,7 +28,6 @@ does not know fails as a real registry's "not found" does. The format is documen
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 from collections.abc import Iterable, Mapping
@@ -36,6 +37,7 @@ import msgspec
 import yaml
 
 from kubelite.api.quantity import parse_quantity
+from kubelite.memo import memoize
 
 __all__ = [
     "DEFAULT_PROFILE",
@@ -123,7 +125,8 @@ WELL_KNOWN: dict[str, ImageProfile] = {
 }
 
 
-@functools.lru_cache(maxsize=4096)
+# bound: one entry per distinct image reference in the cluster
+@memoize("workload.normalize_image", maxsize=4096)
 def normalize_image(image: str) -> tuple[str, str]:
     """``(repository, tag-or-digest)`` as containerd's reference normalisation writes them:
     ``nginx`` -> ``("docker.io/library/nginx", "latest")``."""
@@ -243,7 +246,8 @@ def plan_run(profile: ImageProfile, *, memory_limit: int | None, rng: random.Ran
     return RunPlan(exit_at, code, oom_at)
 
 
-@functools.lru_cache(maxsize=1024)
+# bound: one entry per distinct (immutable) image profile
+@memoize("workload._memory_segments", maxsize=1024)
 def _memory_segments(profile: ImageProfile) -> tuple[tuple[float, int], ...]:
     """``(from_seconds, base_bytes)`` steps, sorted, starting at 0."""
     steps = [(0.0, parse_quantity(profile.memory).value())]
@@ -252,7 +256,8 @@ def _memory_segments(profile: ImageProfile) -> tuple[tuple[float, int], ...]:
     return tuple(steps)
 
 
-@functools.lru_cache(maxsize=1024)
+# bound: one entry per distinct (immutable) image profile
+@memoize("workload._growth", maxsize=1024)
 def _growth(profile: ImageProfile) -> int:
     return parse_quantity(profile.memory_growth_per_second).value()
 
