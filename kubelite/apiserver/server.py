@@ -197,7 +197,7 @@ class ApiServer:
         namespace = req.namespace if info.namespaced else ""
         if namespace != req.namespace:
             req = _with(req, namespace=namespace)
-        self.faults.check(verb, info.group, info.plural, namespace, req.name)
+        self.faults.check(verb, info.group, info.plural, namespace, req.name, user=req.user.name, subresource=sub)
         if info.namespaced and not namespace and verb not in _COLLECTION_VERBS:
             raise BadRequest.make("the namespace of the provided object is empty")
         # a create names no object: the name is the body's, not the request's (RequestInfo has none)
