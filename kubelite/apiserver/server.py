@@ -33,8 +33,10 @@ from typing import Any
 
 import msgspec
 
+from kubelite.api import jsonsafe
 from kubelite.api.fields import FieldSelector, check_supported, object_fields, parse_field_selector
 from kubelite.api.labels import Selector, parse_selector
+from kubelite.api.quantity_fields import QuantityError, canonicalize_quantities
 from kubelite.api.resources import Registry, ResourceInfo
 from kubelite.api.schema import Schema, builtin_schemas
 from kubelite.apiserver.admission import AdmissionChain
@@ -59,7 +61,7 @@ from kubelite.apiserver.patch import (
     apply_strategic_merge_patch,
 )
 from kubelite.apiserver.request import AdmissionRequest, ListResponse, Response
-from kubelite.apiserver.ssa import FieldManager
+from kubelite.apiserver.ssa import FieldManager, ignore_managed_fields_timestamps
 from kubelite.apiserver.strategy import (
     finish_create,
     prepare_for_create,
@@ -85,7 +87,7 @@ from kubelite.store import Store, StoredObject, Table, Watcher
 
 __all__ = ["PATCH_TYPES", "ApiServer"]
 
-_encode = msgspec.json.Encoder().encode
+_encode = jsonsafe.encode  # lone surrogates become U+FFFD, as upstream's JSON decoder makes them
 _decode = msgspec.json.Decoder().decode
 
 PATCH_TYPES = {
@@ -98,6 +100,8 @@ _RBAC_KINDS = {"roles": "Role", "clusterroles": "ClusterRole", "rolebindings": "
                "clusterrolebindings": "ClusterRoleBinding"}
 _RBAC_GROUP = "rbac.authorization.k8s.io"
 _MAX_RETRIES = 8
+# built-in kinds with fields of any shape (JSONSchemaProps' default/example, ControllerRevision.data)
+_OPEN_KINDS = {("apiextensions.k8s.io", "customresourcedefinitions"), ("apps", "controllerrevisions")}
 _GENERATE_NAME_RETRIES = 8
 _TRIGGER_FIELDS = {("", "pods"): "spec.nodeName"}
 
@@ -126,7 +130,7 @@ class ApiServer:
         self.track_managed_fields = track_managed_fields
         self.admission = AdmissionChain(
             mutating=[
-                NamespaceLifecycle(self), ServiceAccountAdmission(), TaintNodesByCondition(),
+                NamespaceLifecycle(self), ServiceAccountAdmission(self), TaintNodesByCondition(),
                 PriorityAdmission(self), DefaultTolerationSeconds(), DefaultStorageClass(self),
             ],
         )
@@ -262,6 +266,8 @@ class ApiServer:
         elif not isinstance(meta, dict):
             raise BadRequest.make(f"{info.kind} in version \"{info.version}\" cannot be handled as a {info.kind}: "
                                   "metadata must be an object")
+        if info.struct is None or (info.group, info.plural) in _OPEN_KINDS:
+            self._check_depth(body)  # open-ended data: the walkers below recurse on whatever was sent
         if info.struct is None:
             schema = self.crs.schema(info)
             if schema is not None:
@@ -272,7 +278,31 @@ class ApiServer:
             typed = self._typed(info, body, mode, warnings)
             del typed
             return body
-        return msgspec.to_builtins(self._typed(info, body, mode, warnings))  # type: ignore[no-any-return]
+        out: dict[str, Any] = msgspec.to_builtins(self._typed(info, body, mode, warnings))
+        return self._canonical_quantities(info, out)
+
+    def _canonical_quantities(self, info: ResourceInfo, obj: dict[str, Any]) -> dict[str, Any]:
+        """Decoding into resource.Quantity canonicalises (``1000m`` -> ``1``) or rejects with 400."""
+        schema = self.schema(info) if info.struct is not None else None
+        if schema is not None:
+            try:
+                canonicalize_quantities(obj, schema)
+            except QuantityError as e:
+                raise BadRequest.make(
+                    f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: {e}'
+                ) from None
+        return obj
+
+    @staticmethod
+    def _check_depth(body: Any) -> None:
+        meta = body.get("metadata") if isinstance(body, dict) else None
+        if isinstance(meta, dict) and "managedFields" in meta:
+            # fieldsV1 mirrors the object four levels down; its decoder guards itself
+            body = {**body, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+        try:
+            jsonsafe.check_depth(body)
+        except jsonsafe.TooDeep as e:
+            raise BadRequest.make(str(e)) from None
 
     def _typed(self, info: ResourceInfo, body: dict[str, Any], mode: str, warnings: list[str]) -> Any:
         assert info.struct is not None
@@ -772,17 +802,8 @@ class ApiServer:
 
     @staticmethod
     def _same(new: dict[str, Any], old: dict[str, Any]) -> bool:
-        if new == old:
-            return True
-        # managedFields timestamps alone do not make a change (upstream resets them for no-op updates)
-        nm, om = new.get("metadata", {}), old.get("metadata", {})
-        if nm.get("managedFields") is not None and om.get("managedFields") is not None:
-            a = {**new, "metadata": {k: v for k, v in nm.items() if k != "managedFields"}}
-            b = {**old, "metadata": {k: v for k, v in om.items() if k != "managedFields"}}
-            if a == b:
-                new["metadata"]["managedFields"] = om["managedFields"]
-                return True
-        return False
+        # GuaranteedUpdate compares the bytes; managedFields timestamps alone do not make a change
+        return new == old or ignore_managed_fields_timestamps(new, old)
 
     # --- patch ---
     async def patch(
@@ -810,6 +831,7 @@ class ApiServer:
             )
         if force is not None and patch_type != "apply":
             raise BadRequest.make("force is only allowed for apply patches")
+        self._check_depth(patch)
         warnings: list[str] = []
         schema = self.schema(info)
         manager = self._manager(field_manager, user)
@@ -831,7 +853,7 @@ class ApiServer:
                     ignored_fields=self._reset_fields(info, subresource),
                 )
                 merged.setdefault("metadata", {})["name"] = name
-                return merged
+                return self._canonical_quantities(info, merged)
 
             data = await self._update_loop(
                 user, info, namespace, name, mutate, subresource=subresource, expect_rv=None, dry_run=dry_run,
@@ -860,9 +882,8 @@ class ApiServer:
                 raise BadRequest.make("the patched object is not an object")
             local: list[str] = []
             out = self._check_decoding(info, out, field_validation, local)
-            for w in local:
-                if w not in warnings:
-                    warnings.append(w)
+            seen = set(warnings)  # a retried mutation reports each warning once (a set: N unknown fields, O(N))
+            warnings.extend(w for w in dict.fromkeys(local) if w not in seen)
             patch_meta = patch.get("metadata", {}) if patch_type != "json" else None
             if type(patch_meta) is dict and "managedFields" not in patch_meta:
                 # A merge or strategic patch that does not mention managedFields leaves them equal to live's

@@ -113,7 +113,7 @@ def finish_create(info: ResourceInfo, obj: dict[str, Any]) -> None:
     if key == ("batch", "jobs"):
         _generate_job_selector(obj)
     elif key == ("", "namespaces"):
-        meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = meta["name"]
+        meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = meta.get("name") or ""
 
 
 def _generate_job_selector(job: dict[str, Any]) -> None:
@@ -123,7 +123,7 @@ def _generate_job_selector(job: dict[str, Any]) -> None:
     spec = job.setdefault("spec", {})
     if spec.get("manualSelector"):
         return
-    uid, name = job["metadata"]["uid"], job["metadata"]["name"]
+    uid, name = job["metadata"]["uid"], job["metadata"].get("name") or ""  # a missing name fails validation
     template = spec.setdefault("template", {})
     tmeta = template.setdefault("metadata", {})
     labels = tmeta.setdefault("labels", {})

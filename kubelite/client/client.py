@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import msgspec
 
+from kubelite.api import jsonsafe
 from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.auth.user import ADMIN, UserInfo
@@ -181,7 +182,10 @@ class Client:
         """A private deep copy of ``obj`` as JSON data."""
         if isinstance(obj, msgspec.Struct):
             return msgspec.to_builtins(obj)  # type: ignore[no-any-return]
-        return _decode(_encode(obj))  # type: ignore[no-any-return]
+        try:
+            return _decode(jsonsafe.encode(obj))  # type: ignore[no-any-return]
+        except RecursionError:
+            raise BadRequest.make(str(jsonsafe.TooDeep())) from None
 
     def _ns(self, info: ResourceInfo, namespace: str | None, obj: dict[str, Any] | None = None) -> str:
         if not info.namespaced:
