@@ -47,7 +47,8 @@ from kubelite.apiserver.admission.priority import PriorityAdmission
 from kubelite.apiserver.admission.service_account import ServiceAccountAdmission
 from kubelite.apiserver.admission.taint_nodes_by_condition import TaintNodesByCondition
 from kubelite.apiserver.auth.authn import TokenAuthenticator
-from kubelite.apiserver.auth.rbac import Attributes, RBACAuthorizer, forbidden
+from kubelite.apiserver.auth.rbac import RBACAuthorizer, forbidden
+from kubelite.apiserver.auth.request_info import request_attributes
 from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo
 from kubelite.apiserver.crd import prune, unknown_fields
 from kubelite.apiserver.crds import CustomResources
@@ -222,14 +223,9 @@ class ApiServer:
         self.faults.check(verb, info.group, info.plural, namespace, name)
         if info.namespaced and not namespace and verb not in ("list", "watch", "deletecollection"):
             raise BadRequest.make("the namespace of the provided object is empty")
-        if not info.namespaced:
-            namespace = ""
         if SYSTEM_PRIVILEGED_GROUP in user.groups:
             return
-        attrs = Attributes(
-            user=user, verb=verb, namespace=namespace, api_group=info.group, resource=info.plural,
-            subresource=subresource, name=name,
-        )
+        attrs = request_attributes(user, verb, info, subresource, namespace, name)
         allowed, reason = self.rbac.authorize(attrs)
         if not allowed:
             raise forbidden(attrs, reason)
@@ -579,10 +575,13 @@ class ApiServer:
         self, user: UserInfo, group: str, plural: str, namespace: str = "", *, label_selector: str | None = None,
         field_selector: str | None = None, resource_version: str | None = None,
         resource_version_match: str | None = None, limit: int | None = None, continue_: str | None = None,
+        authorized: bool = False,
     ) -> ListResponse:
+        """``authorized``: part of a verb already authorized (deletecollection lists without ``list``)."""
         info = self.resource(group, plural)
         namespace = namespace if info.namespaced else ""
-        self._preflight(user, "list", info, "", namespace, "")
+        if not authorized:
+            self._preflight(user, "list", info, "", namespace, "")
         predicate, _ = self._predicate(info, label_selector, field_selector)
         if limit is not None and limit <= 0:
             limit = None
@@ -905,11 +904,13 @@ class ApiServer:
     async def delete(
         self, user: UserInfo, group: str, plural: str, namespace: str, name: str, *,
         grace_period_seconds: int | None = None, propagation_policy: str | None = None,
-        preconditions: dict[str, Any] | None = None, dry_run: bool = False,
+        preconditions: dict[str, Any] | None = None, dry_run: bool = False, authorized: bool = False,
     ) -> Response:
+        """``authorized``: part of a verb already authorized (deletecollection, ``create pods/eviction``)."""
         info = self.resource(group, plural)
         namespace = namespace if info.namespaced else ""
-        self._preflight(user, "delete", info, "", namespace, name)
+        if not authorized:
+            self._preflight(user, "delete", info, "", namespace, name)
         if propagation_policy not in (None, "Orphan", "Background", "Foreground"):
             raise invalid("DeleteOptions", "", [FieldError.not_supported(
                 "propagationPolicy", propagation_policy, ["Foreground", "Background", "Orphan", "nil"])])
@@ -1047,7 +1048,7 @@ class ApiServer:
                 f'deletecollection is not supported on resources of kind "{info.group_resource}"'
             )
         listed = await self.list(user, group, plural, namespace, label_selector=label_selector,
-                                 field_selector=field_selector)
+                                 field_selector=field_selector, authorized=True)
         out: list[bytes] = []
         for data in listed.items:
             meta = _decode(data)["metadata"]
@@ -1055,7 +1056,7 @@ class ApiServer:
                 resp = await self.delete(
                     user, group, plural, meta.get("namespace") or "", meta["name"],
                     grace_period_seconds=grace_period_seconds, propagation_policy=propagation_policy,
-                    dry_run=dry_run,
+                    dry_run=dry_run, authorized=True,
                 )
             except NotFound:
                 continue

@@ -232,7 +232,7 @@ class Subresources:
         await srv.delete(
             user, "", "pods", namespace, name, grace_period_seconds=opts.get("gracePeriodSeconds"),
             propagation_policy=opts.get("propagationPolicy"), preconditions=opts.get("preconditions"),
-            dry_run=dry_run,
+            dry_run=dry_run, authorized=True,  # EvictionREST deletes through the store: `create pods/eviction` suffices
         )
         return Response(data=_encode({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                                       "code": 201}))

@@ -22,6 +22,7 @@ import msgspec
 from kubelite.api import jsonsafe
 from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import ResourceInfo
+from kubelite.apiserver.auth.impersonation import impersonate
 from kubelite.apiserver.auth.user import ADMIN, UserInfo
 from kubelite.errors import BadRequest, Expired
 from kubelite.store.watch import BOOKMARK, ERROR, Watcher, WatchEvent
@@ -135,12 +136,12 @@ class Client:
 
     # --- identities ---
     def as_user(self, name: str, groups: Sequence[str] = (), *, uid: str = "") -> Client:
-        """A client acting as ``name`` in ``groups`` (plus ``system:authenticated``)."""
-        gs = tuple(groups)
-        if "system:authenticated" not in gs:
-            gs = (*gs, "system:authenticated")
-        return Client(self._server, user=UserInfo(name=name, uid=uid, groups=gs), field_manager=self.field_manager,
-                      namespace=self.namespace)
+        """A client acting as ``name`` in ``groups`` (plus ``system:authenticated``).
+
+        Impersonation is authorized as upstream's filter does it: this client's user needs the
+        ``impersonate`` verb on the user (or service account), each group and the uid (403 otherwise)."""
+        user = impersonate(self._server.rbac, self.user, name, tuple(groups), uid=uid)
+        return Client(self._server, user=user, field_manager=self.field_manager, namespace=self.namespace)
 
     def with_token(self, token: str | None) -> Client:
         """A client authenticated by a bearer token (401 Unauthorized if the token is unknown)."""
