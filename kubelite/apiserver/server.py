@@ -53,6 +53,7 @@ from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo
 from kubelite.apiserver.crd import prune, unknown_fields
 from kubelite.apiserver.crds import CustomResources
 from kubelite.apiserver.defaults import apply_defaults
+from kubelite.apiserver.event_ttl import DEFAULT_EVENT_TTL, EventTTL
 from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.ipallocator import ServiceIPAllocator
 from kubelite.apiserver.patch import (
@@ -118,7 +119,7 @@ class ApiServer:
 
     def __init__(
         self, *, clock: Clock, rng: random.Random, store: Store | None = None, registry: Registry | None = None,
-        track_managed_fields: bool = True,
+        track_managed_fields: bool = True, event_ttl: float | None = DEFAULT_EVENT_TTL,
     ) -> None:
         self.clock = clock
         self.rng = rng
@@ -144,6 +145,9 @@ class ApiServer:
         self._object_cache: dict[tuple[str, str, str, str], tuple[StoredObject, dict[str, Any]]] = {}
         for info in self.registry:
             self.add_resource(info)
+        # --event-ttl: Events expire one TTL after their last write (etcd leases)
+        self.event_ttl = EventTTL(clock=clock, store=self.store, table=lambda: self._tables.get(("", "events")),
+                                  ttl=event_ttl)
 
     # --- resources and tables ---
     def add_resource(self, info: ResourceInfo, *, selectable_fields: tuple[str, ...] = ()) -> Table:
@@ -414,6 +418,8 @@ class ApiServer:
 
     def _committed(self, info: ResourceInfo, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         """Side effects of a successful write on the apiserver's own caches and allocators."""
+        if obj is not None and (info.group, info.plural) == ("", "events"):
+            self.event_ttl.touch(obj)
         if obj is None and old is not None and (info.group, info.plural) == ("", "services"):
             self.service_ips.release(old)
         if info.group == _RBAC_GROUP and info.plural in _RBAC_KINDS:
