@@ -46,11 +46,11 @@ def _is_quantity(s: Schema) -> bool:
 def _compile(s: Schema, active: set[int], depth: int) -> dict[str, Any] | None:
     if _is_quantity(s):
         return {LEAF: True}
-    if id(s) in active or depth > _MAX_DEPTH:
-        return None  # a recursive definition (JSONSchemaProps) never reaches a Quantity through itself
     hit = _TREES.get(id(s))
     if hit is not None and hit[0] is s:
         return hit[1]
+    if id(s) in active or depth > _MAX_DEPTH:
+        return None  # a recursive definition (JSONSchemaProps) never reaches a Quantity through itself
     active.add(id(s))
     out: dict[str, Any] = {}
     for name, prop in s.properties.items():
@@ -69,8 +69,10 @@ def _compile(s: Schema, active: set[int], depth: int) -> dict[str, Any] | None:
             out[ITEMS] = sub
     active.discard(id(s))
     tree = out or None
-    if not active:  # only a tree compiled outside any cycle is complete enough to cache
-        _TREES[id(s)] = (s, tree)
+    # Every node is cached, also one compiled inside a cycle: no recursive built-in definition reaches a
+    # Quantity (JSONSchemaProps, the only deep one, has none), so a cut back-edge never hides one. Without
+    # this, the CRD schema (JSONSchemaProps nested in itself ~40 ways) takes seconds to walk.
+    _TREES[id(s)] = (s, tree)
     return tree
 
 

@@ -19,6 +19,8 @@ import msgspec
 
 from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import ResourceInfo
+from kubelite.api.types.core_v1 import Binding
+from kubelite.api.types.policy_v1 import Eviction
 from kubelite.apiserver.request import Response
 from kubelite.errors import (
     BadRequest,
@@ -115,11 +117,11 @@ class Subresources:
         spec_path, _, _ = self._scale_paths(info)
         if not isinstance(body, dict):
             raise BadRequest.make("the body of the request was in an unknown format")
-        replicas = (body.get("spec") or {}).get("replicas")
+        replicas = _obj(body.get("spec")).get("replicas")
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
             raise invalid("Scale", name, [FieldError.invalid(
                 "spec.replicas", replicas, "must be greater than or equal to 0")], group="autoscaling")
-        expect = self.server._parse_expected_rv((body.get("metadata") or {}).get("resourceVersion"))
+        expect = self.server._parse_expected_rv(_obj(body.get("metadata")).get("resourceVersion"))
 
         def mutate(live: dict[str, Any]) -> dict[str, Any]:
             new: dict[str, Any] = _decode(_encode(live))
@@ -159,7 +161,13 @@ class Subresources:
             raise MethodNotAllowed.make(f"create is not supported on {info.group_resource}/{sub}")
         if not isinstance(body, dict):
             raise BadRequest.make("the body of the request was in an unknown format")
-        name = name or (body.get("metadata") or {}).get("name", "")
+        kind, struct = ("Binding", Binding) if sub == "binding" else ("Eviction", Eviction)
+        try:  # the request body decodes into its typed kind first, as upstream's decoder does
+            msgspec.convert(body, struct)
+        except msgspec.ValidationError as e:
+            if "unknown field" not in str(e):  # unknown fields follow fieldValidation (Warn: dropped)
+                raise BadRequest.make(f'{kind} in version "v1" cannot be handled as a {kind}: {e}') from None
+        name = name or _obj(body.get("metadata")).get("name", "")
         srv._preflight(user, "create", info, sub, namespace, name)
         if sub == "binding":
             return await self._bind(user, info, namespace, name, body, dry_run=dry_run, field_manager=field_manager)
@@ -170,7 +178,7 @@ class Subresources:
         dry_run: bool, field_manager: str | None,
     ) -> Response:
         srv = self.server
-        target = binding.get("target") or {}
+        target = _obj(binding.get("target"))
         node = target.get("name") or ""
         if not node:
             raise invalid("Binding", name, [FieldError.required("target.name")])
@@ -189,7 +197,7 @@ class Subresources:
                 raise Conflict.for_object("", "pods/binding", name,
                                           f'pod {name} is already assigned to node "{spec["nodeName"]}"')
             spec["nodeName"] = node
-            ann = (binding.get("metadata") or {}).get("annotations")
+            ann = _obj(binding.get("metadata")).get("annotations")
             if ann:
                 meta["annotations"] = {**(meta.get("annotations") or {}), **ann}
             status = live.setdefault("status", {})
@@ -215,7 +223,7 @@ class Subresources:
         if stored is None:
             raise NotFound.for_object("", "pods", name)
         pod = stored.decode()
-        opts = eviction.get("deleteOptions") or {}
+        opts = _obj(eviction.get("deleteOptions"))
         phase = (pod.get("status") or {}).get("phase")
         if phase not in ("Succeeded", "Failed") and not pod["metadata"].get("deletionTimestamp"):
             pdbs = [
@@ -266,3 +274,8 @@ class Subresources:
         pdb["status"] = status
         table = srv.table(srv.registry.by_resource("policy", "poddisruptionbudgets"))
         srv.store.update(table, pdb)
+
+
+def _obj(v: Any) -> dict[str, Any]:
+    """A request body's sub-object, or {} when it is absent or not an object (typed decoding rejects those)."""
+    return v if isinstance(v, dict) else {}
