@@ -23,10 +23,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from kubelite.api.resources import ResourceInfo
+from kubelite.apiserver.registry.core import CreateOnUpdateStrategy
 from kubelite.clock import Clock, TimerHandle
 from kubelite.store import Store, Table
 
-__all__ = ["DEFAULT_EVENT_TTL", "EventTTL"]
+__all__ = ["DEFAULT_EVENT_TTL", "EventStrategy", "EventTTL"]
 
 DEFAULT_EVENT_TTL: Final = 3600.0
 _REUSE_SECONDS: Final = 60.0
@@ -120,3 +122,15 @@ class EventTTL:
         self._leases.clear()
         self._attached.clear()
         self._current = None
+
+
+class EventStrategy(CreateOnUpdateStrategy):
+    """The Event registry's strategy: every committed write (re)attaches the event to a lease."""
+
+    def __init__(self, info: ResourceInfo, ttl: EventTTL) -> None:
+        super().__init__(info)
+        self.ttl = ttl
+
+    def after_write(self, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        if obj is not None:
+            self.ttl.touch(obj)
