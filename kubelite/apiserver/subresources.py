@@ -229,6 +229,8 @@ class Subresources:
                 )
             if pdbs:
                 self._check_budget(pdbs[0], pod, dry_run)
+            if not dry_run:
+                self._add_disruption_target(info, pod)
         await srv.delete(
             user, "", "pods", namespace, name, grace_period_seconds=opts.get("gracePeriodSeconds"),
             propagation_policy=opts.get("propagationPolicy"), preconditions=opts.get("preconditions"),
@@ -236,6 +238,17 @@ class Subresources:
         )
         return Response(data=_encode({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                                       "code": 201}))
+
+    def _add_disruption_target(self, info: ResourceInfo, pod: dict[str, Any]) -> None:
+        """eviction.go ``addConditionAndDeletePod``: a pod evicted through the API gets the DisruptionTarget
+        condition (reason EvictionByEvictionAPI) before it is deleted."""
+        srv = self.server
+        status = pod.setdefault("status", {})
+        conds = [c for c in status.get("conditions") or () if c.get("type") != "DisruptionTarget"]
+        conds.append({"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
+                      "message": "Eviction API: evicting", "lastTransitionTime": srv.clock.timestamp()})
+        status["conditions"] = conds
+        srv.store.update(srv.table(info), pod)
 
     def _check_budget(self, pdb: dict[str, Any], pod: dict[str, Any], dry_run: bool) -> None:
         srv = self.server

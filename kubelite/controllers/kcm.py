@@ -43,6 +43,7 @@ CONTROLLERS: dict[str, str] = {
     "horizontalpodautoscaling": "kubelite.controllers.horizontal",
     "namespace": "kubelite.controllers.namespace",
     "garbagecollector": "kubelite.controllers.garbagecollector",
+    "nodeipam": "kubelite.controllers.nodeipam",
     "nodelifecycle": "kubelite.controllers.nodelifecycle",
     "podgc": "kubelite.controllers.podgc",
     "ttlafterfinished": "kubelite.controllers.ttlafterfinished",

@@ -165,7 +165,7 @@ def _argv_behaviour(argv: tuple[str, ...]) -> Behaviour | None:
 
 
 _SPLIT = re.compile(r"(&&|\|\||;|\n|\bdo\b|\bdone\b|\bthen\b|\bfi\b|\belse\b)")
-_LOOP_FOREVER = re.compile(r"\b(while\s+(true|:|\[\s*1\s*\]|sleep\s+\S+)|until\s+false)\b")
+_LOOP_FOREVER = re.compile(r"\b(while\s+(true|:|\[\s*1\s*\]|sleep\s+\S+)|until\s+false)(?=[\s;]|$)")
 _FOR = re.compile(r"\bfor\s+\w+\s+in\s+([^;\n]*?)\s*;?\s*do\b(.*?)\bdone\b", re.S)
 
 

@@ -84,6 +84,7 @@ class NodeRuntime:
         self.restart_backoff = Backoff()
         self.crash_requests: set[tuple[str, str]] = set()  # (pod uid, container): fault switch
         #: the registry hosts a pod's imagePullSecrets hold credentials for (set by the kubelet)
+        self.await_pod_cidr = False  # the node has no pod CIDR yet (the IPAM controller will assign one)
         self.pull_credentials: Callable[[Mapping[str, Any]], dict[str, str]] = lambda pod: {}
 
 
@@ -192,6 +193,8 @@ class PodWorker:
                            f'for sandbox "{self.uid[:12]}": plugin type="bridge" failed (add): cni plugin not '
                            'initialized')
                 return self._retry(now)
+            if rt.ipam is None and rt.await_pod_cidr:
+                return None  # no pod CIDR yet: the kubelet syncs the pod again when the node gets one
             if rt.ipam is not None:
                 try:
                     self.pod_ip = rt.ipam.allocate(self.uid)

@@ -138,6 +138,8 @@ class Store:
         self._history = history
         self.writes = 0
         self.events_delivered = 0
+        #: called with (resource, key, data) after every committed write (the cluster's livelock watchdog)
+        self.on_write: Callable[[str, str, bytes], None] | None = None
 
     # --- tables ---
     def add_table(
@@ -355,6 +357,8 @@ class Store:
 
     def _record(self, table: Table, ev: _Event) -> None:
         self.writes += 1
+        if self.on_write is not None:
+            self.on_write(f"{table.group}/{table.plural}" if table.group else table.plural, ev.cur.key, ev.cur.data)
         table.last_write = ev.rv
         hist = table.history
         hist.append(ev)
