@@ -119,7 +119,7 @@ def container_status(rec: ContainerRecord, *, initializing: bool, devices: Mappi
 def pod_phase(w: PodWorker) -> str:
     if w.stage == Stage.REJECTED:
         return "Failed"
-    if w.reason == "Evicted" and w.stage == Stage.TERMINATED:
+    if w.reason in ("Evicted", "DeadlineExceeded") and w.stage == Stage.TERMINATED:
         return "Failed"
     terminal = w.stage == Stage.TERMINATED
     pending_init = 0

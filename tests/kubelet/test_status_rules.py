@@ -141,3 +141,32 @@ async def test_eviction_api_sets_disruption_target(cluster: Cluster) -> None:
     conds = {c["type"]: c for c in p["status"]["conditions"]}
     assert p["metadata"]["deletionTimestamp"]
     assert conds["DisruptionTarget"]["reason"] == "EvictionByEvictionAPI"
+
+
+async def test_docs_liveness_exec_example_restarts_after_the_file_is_removed(cluster: Cluster) -> None:
+    """kubernetes.io's exec-liveness.yaml: the file goes at 30 s; three failed probes (period 5) later the
+    kubelet kills the container; ``sh`` as PID 1 ignores SIGTERM, so it dies at the 30 s grace period and
+    restarts (the docs: "wait another 30 seconds, and verify that the container has been restarted")."""
+    await cluster.add_nodes(1, prefix="w")
+    await cluster.client.create(pod("liveness-exec", [{
+        "name": "liveness", "image": "registry.k8s.io/busybox",
+        "args": ["/bin/sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"],
+        "livenessProbe": {"exec": {"command": ["cat", "/tmp/healthy"]}, "initialDelaySeconds": 5,
+                          "periodSeconds": 5}}]))
+    await cluster.advance(30)
+    p = await cluster.client.get("pods", "liveness-exec", namespace="default")
+    assert p["status"]["containerStatuses"][0]["restartCount"] == 0
+    await cluster.advance(40)  # t=70: killed at 45 + 30 s grace
+    p = await cluster.client.get("pods", "liveness-exec", namespace="default")
+    cs = p["status"]["containerStatuses"][0]
+    assert cs["restartCount"] == 0 and "running" in cs["state"]
+    await cluster.advance(10)
+    p = await cluster.client.get("pods", "liveness-exec", namespace="default")
+    cs = p["status"]["containerStatuses"][0]
+    assert cs["restartCount"] == 1 and "running" in cs["state"]
+    assert cs["lastState"]["terminated"]["exitCode"] == 137
+    evs = [e for e in await cluster.client.list("events", namespace="default")
+           if e["involvedObject"]["name"] == "liveness-exec"]
+    unhealthy = [e for e in evs if e["reason"] == "Unhealthy"]
+    assert unhealthy and unhealthy[0]["message"].startswith("Liveness probe failed")
+    assert any(e["reason"] == "Killing" and "failed liveness probe" in e["message"] for e in evs)
