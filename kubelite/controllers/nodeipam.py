@@ -18,11 +18,11 @@ One IP space per cluster: node pools and late-added nodes all draw from this one
 from __future__ import annotations
 
 from kubelite.api.types import Node
+from kubelite.cidrset import CIDRNotAvailable, ClusterCIDRAllocator
 from kubelite.controllers.kcm import ControllerContext
 from kubelite.controllers.reconcile import Request, Result
 from kubelite.errors import ApiError, NotFound
 from kubelite.informer import Indexer
-from kubelite.kubelet.ipam import CIDRNotAvailable, ClusterCIDRAllocator
 
 __all__ = ["NAME", "NodeIPAMController", "register"]
 

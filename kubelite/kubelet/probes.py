@@ -9,7 +9,7 @@ Follows ``pkg/kubelet/prober/worker.go`` (``doProbe``) and ``prober_manager.go``
 - a startup or liveness failure puts the worker on hold (upstream ``onHold``): the kubelet kills the
   container, and the next run gets fresh workers.
 
-What a probe answers comes from the workload model (:mod:`kubelite.kubelet.workload`): readiness
+What a probe answers comes from the workload model (:mod:`kubelite.workload`): readiness
 succeeds from ``readyAfter``, liveness and startup from ``healthyAfter``, and every probe times out from
 ``hangAfter``; an exec probe that checks a file the container's script creates or removes
 (``cat /tmp/healthy``) follows the script's files, and ``true``/``false``/``exit N`` have fixed answers
@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from kubelite.kubelet.command import exec_probe, file_exists
-from kubelite.kubelet.workload import ImageProfile
+from kubelite.workload import ImageProfile
 
 __all__ = ["LIVENESS", "READINESS", "STARTUP", "ProbeOutcome", "ProbeSpec", "ProbeWorker"]
 
