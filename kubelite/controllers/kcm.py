@@ -44,6 +44,7 @@ CONTROLLERS: dict[str, str] = {
     "horizontalpodautoscaling": "kubelite.controllers.horizontal",
     "namespace": "kubelite.controllers.namespace",
     "garbagecollector": "kubelite.controllers.garbagecollector",
+    "nodeipam": "kubelite.controllers.nodeipam",
     "nodelifecycle": "kubelite.controllers.nodelifecycle",
     "podgc": "kubelite.controllers.podgc",
     "ttlafterfinished": "kubelite.controllers.ttlafterfinished",
@@ -66,6 +67,7 @@ SERVICE_ACCOUNTS = {
     "horizontalpodautoscaling": "horizontal-pod-autoscaler",
     "namespace": "namespace-controller",
     "garbagecollector": "generic-garbage-collector",
+    "nodeipam": "node-controller",  # upstream's nodeipam runs with the node-controller's credentials
     "nodelifecycle": "node-controller",
     "podgc": "pod-garbage-collector",
     "ttlafterfinished": "ttl-after-finished-controller",

@@ -6,6 +6,8 @@ PodDisruptionBudget covering it allows a disruption.
 - A pod that is terminal or already being deleted is deleted without consulting budgets. Otherwise more
   than one matching budget is a 500, an unobserved or exhausted budget a 429 TooManyRequests with cause
   ``DisruptionBudget``.
+- A pod that is not terminal first gets the ``DisruptionTarget`` condition (reason ``EvictionByEvictionAPI``,
+  upstream's ``addConditionAndDeletePod``).
 - **The budget is spent only with the deletion.** ``status.disruptionsAllowed`` is decremented (and the pod
   recorded in ``disruptedPods``) after every check of the delete has passed (preconditions, admission),
   in the same synchronous step as the store write; a rejected eviction changes nothing.
@@ -57,6 +59,8 @@ class EvictionREST:
                 if not dry_run:
                     def spend(_old: dict[str, Any]) -> None:
                         self._spend(pod, namespace, pdb["metadata"]["name"])
+            if not dry_run:
+                self._add_disruption_target(info, pod, stored.rv)
         w = Write(user=req.user, info=info, namespace=namespace, dry_run=dry_run)
         await scope.store.delete(
             w, scope.strategies.for_resource(info), name, grace_period_seconds=opts.get("gracePeriodSeconds"),
@@ -64,6 +68,17 @@ class EvictionREST:
             before_write=spend,
         )
         return Response(data=SUCCESS)
+
+    def _add_disruption_target(self, info: ResourceInfo, pod: dict[str, Any], rv: int) -> None:
+        """eviction.go ``addConditionAndDeletePod``: the pod gets the DisruptionTarget condition (reason
+        EvictionByEvictionAPI) in a status write before it is deleted."""
+        status = pod.setdefault("status", {})
+        conds = [c for c in status.get("conditions") or () if c.get("type") != "DisruptionTarget"]
+        conds.append({"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
+                      "message": "Eviction API: evicting", "lastTransitionTime": self.scope.clock.timestamp()})
+        status["conditions"] = conds
+        tables = self.scope.tables
+        tables.store.update(tables.table(info), pod, expect_rv=rv)
 
     def _budget(self, pod: dict[str, Any], namespace: str) -> dict[str, Any] | None:
         labels = pod["metadata"].get("labels") or {}
