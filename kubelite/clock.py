@@ -361,6 +361,7 @@ class LoopTime:
         self._select: Callable[[float | None], list[Any]] | None = None
         self.jumps = 0
         self.real_waits = 0
+        self.grace_waits = 0
 
     @classmethod
     def for_loop(cls, loop: asyncio.AbstractEventLoop) -> LoopTime:
@@ -500,6 +501,7 @@ class LoopTime:
             return self._real_wait(timeout, flow=self.held)
         grace = max((c.idle_grace for c in self.clocks), default=0.0)
         if grace > 0 and self.external_io():
+            self.grace_waits += 1
             ready = select(grace if timeout is None else min(grace, timeout))
             if ready:
                 return ready

@@ -416,6 +416,15 @@ class ApiApp:
             raise BadRequest.make("the body of the request was in an unknown format: expected a JSON object")
         return body
 
+    @staticmethod
+    def _field_manager(req: _Request) -> str | None:
+        """upstream's managerOrUserAgent: the fieldManager parameter, else the User-Agent's product name."""
+        manager = req.q("fieldManager")
+        if manager:
+            return manager
+        agent = req.header("user-agent").split("/")[0]
+        return "".join(ch for ch in agent if ch.isprintable())[:128] or None
+
     # --- verbs ---
     async def _get(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, name: str,
                    sub: str) -> _Response:
@@ -471,7 +480,7 @@ class ApiApp:
         body = self._object_body(req)
         resp = await self.server.create(
             user, info.group, info.plural, namespace, body, subresource=sub, name=name, dry_run=self._dry_run(req),
-            field_manager=req.q("fieldManager"), field_validation=req.q("fieldValidation"),
+            field_manager=self._field_manager(req), field_validation=req.q("fieldValidation"),
         )
         code = 201
         if sub in ("binding", "eviction"):
@@ -483,7 +492,7 @@ class ApiApp:
         body = self._object_body(req)
         resp = await self.server.update(
             user, info.group, info.plural, namespace, name, body, subresource=sub, dry_run=self._dry_run(req),
-            field_manager=req.q("fieldManager"), field_validation=req.q("fieldValidation"),
+            field_manager=self._field_manager(req), field_validation=req.q("fieldValidation"),
         )
         return _Response(resp.data, warnings=resp.warnings)
 
@@ -506,7 +515,8 @@ class ApiApp:
         force = None if force_q is None else force_q.lower() in ("true", "1")
         resp = await self.server.patch(
             user, info.group, info.plural, namespace, name, patch, patch_type, subresource=sub,
-            dry_run=self._dry_run(req), field_manager=req.q("fieldManager"), force=force,
+            dry_run=self._dry_run(req),
+            field_manager=req.q("fieldManager") if patch_type == "apply" else self._field_manager(req), force=force,
             field_validation=req.q("fieldValidation"),
         )
         return _Response(resp.data, warnings=resp.warnings)
