@@ -33,6 +33,7 @@ import yaml
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.auth.rbac import Attributes, forbidden
 from kubelite.apiserver.auth.user import ADMIN, SYSTEM_PRIVILEGED_GROUP, UserInfo
+from kubelite.apiserver.request import Options, Request
 from kubelite.clock import LoopTime
 from kubelite.errors import (
     ApiError,
@@ -425,13 +426,20 @@ class ApiApp:
         agent = req.header("user-agent").split("/")[0]
         return "".join(ch for ch in agent if ch.isprintable())[:128] or None
 
+    async def _handle(self, verb: str, user: UserInfo, info: ResourceInfo, namespace: str, name: str = "",
+                      sub: str = "", body: Any = None, options: Options | None = None) -> Any:
+        """The apiserver's one request entry point: every resource request goes through it."""
+        return await self.server.handle(Request(
+            verb=verb, group=info.group, resource=info.plural, user=user, namespace=namespace, name=name,
+            subresource=sub, body=body, options=options if options is not None else Options(),
+        ))
+
     # --- verbs ---
     async def _get(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, name: str,
                    sub: str) -> _Response:
-        srv = self.server
         table = wants_table(req.header("accept"))
         if name:
-            resp = await srv.get(user, info.group, info.plural, namespace, name, subresource=sub)
+            resp = await self._handle("get", user, info, namespace, name, sub)
             if table and not sub:
                 obj = _decode(resp.data)
                 return self._json(self._tabulator(req, info).table([obj]), content_type=TABLE_MEDIA_TYPE)
@@ -441,11 +449,11 @@ class ApiApp:
             limit_n = int(limit) if limit else None
         except ValueError:
             raise BadRequest.make(f"limit: invalid value {limit!r}") from None
-        lst = await srv.list(
-            user, info.group, info.plural, namespace, label_selector=req.q("labelSelector"),
-            field_selector=req.q("fieldSelector"), resource_version=req.q("resourceVersion"),
-            resource_version_match=req.q("resourceVersionMatch"), limit=limit_n, continue_=req.q("continue"),
-        )
+        lst = await self._handle("list", user, info, namespace, options=Options(
+            label_selector=req.q("labelSelector"), field_selector=req.q("fieldSelector"),
+            resource_version=req.q("resourceVersion"), resource_version_match=req.q("resourceVersionMatch"),
+            limit=limit_n, continue_=req.q("continue"),
+        ))
         meta: dict[str, Any] = {"resourceVersion": lst.resource_version}
         if lst.continue_:
             meta["continue"] = lst.continue_
@@ -478,22 +486,19 @@ class ApiApp:
             raise ApiError(Status(code=405, reason="MethodNotAllowed",
                                   message="the server does not allow this method on the requested resource"))
         body = self._object_body(req)
-        resp = await self.server.create(
-            user, info.group, info.plural, namespace, body, subresource=sub, name=name, dry_run=self._dry_run(req),
-            field_manager=self._field_manager(req), field_validation=req.q("fieldValidation"),
-        )
-        code = 201
-        if sub in ("binding", "eviction"):
-            code = 201
-        return _Response(resp.data, code, warnings=resp.warnings)
+        resp = await self._handle("create", user, info, namespace, name, sub, body, Options(
+            dry_run=self._dry_run(req), field_manager=self._field_manager(req),
+            field_validation=req.q("fieldValidation"),
+        ))
+        return _Response(resp.data, 201, warnings=resp.warnings)
 
     async def _update(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, name: str,
                       sub: str) -> _Response:
         body = self._object_body(req)
-        resp = await self.server.update(
-            user, info.group, info.plural, namespace, name, body, subresource=sub, dry_run=self._dry_run(req),
-            field_manager=self._field_manager(req), field_validation=req.q("fieldValidation"),
-        )
+        resp = await self._handle("update", user, info, namespace, name, sub, body, Options(
+            dry_run=self._dry_run(req), field_manager=self._field_manager(req),
+            field_validation=req.q("fieldValidation"),
+        ))
         return _Response(resp.data, warnings=resp.warnings)
 
     async def _patch(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, name: str,
@@ -513,12 +518,11 @@ class ApiApp:
                 raise BadRequest.make(f"error decoding patch: {e}") from None
         force_q = req.q("force")
         force = None if force_q is None else force_q.lower() in ("true", "1")
-        resp = await self.server.patch(
-            user, info.group, info.plural, namespace, name, patch, patch_type, subresource=sub,
-            dry_run=self._dry_run(req),
+        resp = await self._handle("patch", user, info, namespace, name, sub, patch, Options(
+            patch_type=patch_type, dry_run=self._dry_run(req),
             field_manager=req.q("fieldManager") if patch_type == "apply" else self._field_manager(req), force=force,
             field_validation=req.q("fieldValidation"),
-        )
+        ))
         return _Response(resp.data, warnings=resp.warnings)
 
     def _delete_options(self, req: _Request) -> dict[str, Any]:
@@ -550,21 +554,17 @@ class ApiApp:
                                   message="the server does not allow this method on the requested resource"))
         opts = self._delete_options(req)
         dry_run = self._dry_run(req) or bool(opts.get("dryRun"))
-        srv = self.server
+        options = Options(
+            label_selector=req.q("labelSelector"), field_selector=req.q("fieldSelector"),
+            grace_period_seconds=opts.get("gracePeriodSeconds"), propagation_policy=opts.get("propagationPolicy"),
+            preconditions=opts.get("preconditions"), dry_run=dry_run,
+        )
         if not name:
-            lst = await srv.delete_collection(
-                user, info.group, info.plural, namespace, label_selector=req.q("labelSelector"),
-                field_selector=req.q("fieldSelector"), grace_period_seconds=opts.get("gracePeriodSeconds"),
-                propagation_policy=opts.get("propagationPolicy"), dry_run=dry_run,
-            )
+            lst = await self._handle("deletecollection", user, info, namespace, options=options)
             head = _encode({"kind": lst.kind, "apiVersion": lst.api_version,
                             "metadata": {"resourceVersion": lst.resource_version}})
             return _Response(head[:-1] + b',"items":[' + b",".join(lst.items) + b"]}")
-        resp = await srv.delete(
-            user, info.group, info.plural, namespace, name, grace_period_seconds=opts.get("gracePeriodSeconds"),
-            propagation_policy=opts.get("propagationPolicy"), preconditions=opts.get("preconditions"),
-            dry_run=dry_run,
-        )
+        resp = await self._handle("delete", user, info, namespace, name, options=options)
         obj = _decode(resp.data)
         meta = obj.get("metadata") or {}
         if meta.get("deletionTimestamp"):
@@ -596,12 +596,11 @@ class ApiApp:
         expired: ApiError | None = None
         watcher = None
         try:
-            watcher = await self.server.watch(
-                user, info.group, info.plural, namespace, label_selector=req.q("labelSelector"),
-                field_selector=field_selector, resource_version=req.q("resourceVersion"),
-                allow_bookmarks=req.flag("allowWatchBookmarks"), send_initial_events=send_initial,
-                timeout_seconds=timeout_s,
-            )
+            watcher = await self._handle("watch", user, info, namespace, options=Options(
+                label_selector=req.q("labelSelector"), field_selector=field_selector,
+                resource_version=req.q("resourceVersion"), allow_bookmarks=req.flag("allowWatchBookmarks"),
+                send_initial_events=send_initial, timeout_seconds=timeout_s,
+            ))
         except Expired as e:  # the watch cache answers a too-old resourceVersion with an ERROR event
             expired = e
         ctype = TABLE_MEDIA_TYPE if table else "application/json"
@@ -659,15 +658,11 @@ class ApiApp:
 
     # --- pods/log ---
     async def _log(self, req: _Request, user: UserInfo, namespace: str, name: str) -> _Response:
-        srv = self.server
-        # authorization of get pods/log, then the pod itself (NotFound as upstream)
-        resp = await srv.get(user, "", "pods", namespace, name)
-        if SYSTEM_PRIVILEGED_GROUP not in user.groups:
-            attrs = Attributes(user=user, verb="get", namespace=namespace, api_group="", resource="pods",
-                               subresource="log", name=name)
-            allowed, reason = srv.rbac.authorize(attrs)
-            if not allowed:
-                raise forbidden(attrs, reason)
+        # pods/log is its own REST object upstream (a connection to the kubelet): authorize "get pods/log",
+        # then read the pod as the server itself does
+        info = self._info("", "v1", "pods")
+        self.server.authorizer.authorize(user, "get", info, "log", namespace, name)
+        resp = await self._handle("get", ADMIN, info, namespace, name)
         pod = _decode(resp.data)
         containers = [c["name"] for c in (pod.get("spec") or {}).get("containers") or ()]
         container = req.q("container")
