@@ -190,12 +190,16 @@ class VirtualClock(_ClockBase):
         self._wake: asyncio.TimerHandle | None = None
         self._wake_at = math.inf
         self._advances = 0
+        # the loop time ``_now`` was last derived from: reads at the same loop time return the same value, and a
+        # timer fired at its deadline makes that deadline exactly "now" (no float round-trip error)
+        self._seen_vt = math.nan
         self.timers_fired = 0
 
     # --- reading time ---
     def now(self) -> float:
         lt = self._loop_time
-        if lt is not None:
+        if lt is not None and lt.vt != self._seen_vt:
+            self._seen_vt = lt.vt
             t = lt.vt + self._offset
             if t > self._now:
                 self._now = t
@@ -267,6 +271,7 @@ class VirtualClock(_ClockBase):
 
     def _joined(self, lt: LoopTime) -> None:
         self._loop_time = lt
+        self._seen_vt = lt.vt
         self._offset = self._now - lt.vt
         self._wake_at = math.inf
         self._schedule_wake()
@@ -314,7 +319,7 @@ class VirtualClock(_ClockBase):
             # the loop fired us at this deadline: it is now, whatever the float round trip says
             head = timers[0][0]
             now = self.now()
-            if head > now and head - now < 1e-6:
+            if abs(head - now) < 1e-6:  # the loop fired us at this deadline: it is exactly now
                 self._now = now = head
             while timers and timers[0][0] <= now:
                 _, _, handle = heapq.heappop(timers)
@@ -402,7 +407,10 @@ class LoopTime:
                 "selector on virtual time); uvloop and the proactor loop are not supported"
             )
         self._real = loop.time
-        self.vt = loop.time()
+        # start on a whole second at or after the loop's time: handles already scheduled keep their deadlines
+        # (at most a second early), and offsets between whole-second cluster starts and the loop stay exact, so
+        # a cluster timer's deadline round-trips through loop time without float error
+        self.vt = float(math.ceil(loop.time()))
         self._select = selector.select
         loop.time = self._time  # type: ignore[method-assign]
         selector.select = self._virtual_select

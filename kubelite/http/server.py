@@ -43,12 +43,18 @@ class Endpoint(str):
     kubeconfig: str | None
     app: ApiApp
     port: int
+    _task: asyncio.Task[None]
 
     def __new__(cls, url: str, *, token: str, ca_file: str | None, kubeconfig: str | None, app: ApiApp,
-                port: int) -> Endpoint:
+                port: int, task: asyncio.Task[None]) -> Endpoint:
         self = super().__new__(cls, url)
         self.token, self.ca_file, self.kubeconfig, self.app, self.port = token, ca_file, kubeconfig, app, port
+        self._task = task
         return self
+
+    async def wait_stopped(self) -> None:
+        """Until the server stops (``signals=True``: on SIGINT/SIGTERM)."""
+        await asyncio.shield(self._task)
 
     @property
     def url(self) -> str:
@@ -197,7 +203,8 @@ async def serve(cluster: Any, *, host: str = "127.0.0.1", port: int = 0, token: 
                     task.result()
                     raise RuntimeError("the HTTP server stopped during startup")
                 await cluster.clock.sleep(0)
-            yield Endpoint(url, token=token, ca_file=ca_file, kubeconfig=kube_path, app=app, port=bound_port)
+            yield Endpoint(url, token=token, ca_file=ca_file, kubeconfig=kube_path, app=app, port=bound_port,
+                           task=task)
         finally:
             app.close_watches()
             server.stop()
