@@ -26,8 +26,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import kubelite  # noqa: E402
-from kubelite.http.server import serve  # noqa: E402
+import kubelite
+from kubelite.http.server import serve
 
 TOKEN = "bench-token"
 
@@ -79,7 +79,7 @@ async def hello_floor(seconds: float) -> float:
                             date_header=False, server_header=False)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
+    while not server.started:  # uvicorn offers no startup event
         await asyncio.sleep(0.01)
     try:
         return await _rate(sock.getsockname()[1], "/", seconds)
