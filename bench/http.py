@@ -79,7 +79,7 @@ async def hello_floor(seconds: float) -> float:
                             date_header=False, server_header=False)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:  # uvicorn offers no startup event
+    while not server.started:  # noqa: ASYNC110 - uvicorn offers no startup event
         await asyncio.sleep(0.01)
     try:
         return await _rate(sock.getsockname()[1], "/", seconds)
