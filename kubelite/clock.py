@@ -194,6 +194,10 @@ class VirtualClock(_ClockBase):
         # timer fired at its deadline makes that deadline exactly "now" (no float round-trip error)
         self._seen_vt = math.nan
         self.timers_fired = 0
+        #: Perturbation hook (kubelite.perturb): called with the loop's ready queue at the start of every loop
+        #: iteration that will run several callbacks, so a seeded fuzzer may reorder the *tasks* that are ready
+        #: at once (any interleaving of ready tasks is one a real loop could run). None: FIFO, as asyncio does.
+        self.ready_hook: Callable[[Any], None] | None = None
 
     # --- reading time ---
     def now(self) -> float:
@@ -496,7 +500,14 @@ class LoopTime:
         select = self._select
         assert select is not None
         ready = select(0)
-        if ready or timeout == 0:
+        if timeout == 0:
+            queue = self.loop._ready  # type: ignore[attr-defined]
+            if len(queue) > 1:
+                for c in self.clocks:
+                    if c.ready_hook is not None:
+                        c.ready_hook(queue)
+            return ready
+        if ready:
             return ready
         # nothing is ready to run and no I/O is ready: the loop would block here
         if self._idle_waiters:

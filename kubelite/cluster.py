@@ -31,13 +31,19 @@ import gc
 import random
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
 from kubelite.apiserver.admission.priority import SYSTEM_PRIORITY_CLASSES
 from kubelite.apiserver.auth.bootstrap import bootstrap_objects
-from kubelite.apiserver.auth.user import UserInfo
+from kubelite.apiserver.auth.user import (
+    ALL_AUTHENTICATED,
+    KUBE_CONTROLLER_MANAGER,
+    KUBE_SCHEDULER,
+    UserInfo,
+    service_account_user,
+)
 from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.server import ApiServer
 from kubelite.client import Client
@@ -45,7 +51,7 @@ from kubelite.clock import DEFAULT_IDLE_GRACE, EPOCH, Clock, RealClock, VirtualC
 from kubelite.logs import cluster_time
 from kubelite.store import Store
 
-__all__ = ["GC_GEN0_THRESHOLD", "Cluster", "tuned_gc"]
+__all__ = ["GC_GEN0_THRESHOLD", "Cluster", "NotQuiescent", "Quiescible", "tuned_gc"]
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
@@ -80,6 +86,18 @@ def tuned_gc() -> Iterator[None]:
         yield
     finally:
         _tune_gc(False)
+
+
+class Quiescible(Protocol):
+    """Something :meth:`Cluster.quiesce` waits for (a controller manager, the fuzz perturber)."""
+
+    def busy(self) -> str | None:
+        """Why there is work in progress right now, or None."""
+        ...
+
+
+class NotQuiescent(TimeoutError):
+    """:meth:`Cluster.quiesce` timed out; the message says what was still busy."""
 
 
 COMPACTION_INTERVAL = 300.0
@@ -148,9 +166,7 @@ class Cluster:
         ``scheduler`` starts the default kube-scheduler; ``controllers`` the built-in controllers (all, or
         the names given; see :data:`kubelite.controllers.kcm.CONTROLLERS`). ``network`` starts the data plane
         (kube-proxy on every node, cluster DNS, the traffic generator: ``cluster.network``), reading the same
-        ``image_registry`` (workload profiles) as the kubelets. ``virtual_time`` puts the whole event loop on
-        the cluster's virtual clock (every asyncio timer; see :mod:`kubelite.clock`); ``idle_grace`` is how long
-        (real seconds) the loop waits for I/O from other processes before jumping."""
+        ``image_registry`` (workload profiles) as the kubelets."""
         self.seed = seed
         self._tune_gc = tune_gc
         self._node_specs: list[dict[str, Any]] = (
@@ -159,7 +175,7 @@ class Cluster:
         self._want_scheduler = scheduler
         self._want_controllers = controllers
         self._controller_options = controller_options
-        from kubelite.kubelet.workload import ImageRegistry
+        from kubelite.workload import ImageRegistry
 
         self.image_registry = image_registry if image_registry is not None else ImageRegistry()
         self._want_network = network
@@ -187,6 +203,8 @@ class Cluster:
         self._tasks: list[asyncio.Task[Any]] = []
         self._clock_cm: Any = None
         self._started = False
+        #: what :meth:`quiesce` waits for besides the built-in controller manager (see ``track``)
+        self._quiescibles: list[Quiescible] = []
 
     # --- lifecycle ---
     async def __aenter__(self) -> Cluster:
@@ -219,7 +237,7 @@ class Cluster:
         if self._want_scheduler:
             from kubelite.scheduler import Scheduler
 
-            sched_client = self.client.with_field_manager("default-scheduler")
+            sched_client = self.component_client(KUBE_SCHEDULER, field_manager="default-scheduler")
             factory = SharedInformerFactory(sched_client, clock=self.clock, rng=self.rng)
             self._factories.append(factory)
             broadcaster = EventBroadcaster(sched_client, clock=self.clock, rng=self.rng)
@@ -249,12 +267,16 @@ class Cluster:
         hpa = dict(options.get("horizontalpodautoscaling") or {})
         hpa.setdefault("metrics", _KubeletMetrics(self))
         options["horizontalpodautoscaling"] = hpa
-        mgr = Manager(self.client.with_field_manager("kube-controller-manager"), clock=self.clock, rng=self.rng)
-        broadcaster = EventBroadcaster(self.client, clock=self.clock, rng=self.rng)
+        kcm = self.component_client(KUBE_CONTROLLER_MANAGER, field_manager="kube-controller-manager")
+        mgr = Manager(kcm, clock=self.clock, rng=self.rng)
+        broadcaster = EventBroadcaster(kcm, clock=self.clock, rng=self.rng)
         self.start_soon(broadcaster.run, name="controller-events")
         ctx = ControllerContext(
             client=mgr.client, manager=mgr, informers=mgr.informers, clock=self.clock, rng=self.rng,
             broadcaster=broadcaster, start_soon=self.start_soon, options=options,
+            # --use-service-account-credentials: each controller writes as kube-system/<its service account>
+            client_builder=lambda sa: Client(self.apiserver, user=service_account_user("kube-system", sa),
+                                             field_manager="kube-controller-manager"),
         )
         names = None if self._want_controllers is True else list(self._want_controllers)  # type: ignore[arg-type]
         self.controllers_started = start_controllers(ctx, names)
@@ -398,7 +420,65 @@ class Cluster:
                 return value
             await self.clock.sleep(min(interval, max(0.0, deadline - self.clock.now())))
 
+    def track(self, part: Quiescible) -> None:
+        """Make :meth:`quiesce` wait for ``part`` too (a user's controller Manager, a perturber)."""
+        if part not in self._quiescibles:
+            self._quiescibles.append(part)
+
+    def untrack(self, part: Quiescible) -> None:
+        if part in self._quiescibles:
+            self._quiescibles.remove(part)
+
+    def _busy(self, horizon: float) -> tuple[str | None, float | None]:
+        parts: list[Any] = [self.controller_manager] if self.controller_manager is not None else []
+        parts.extend(self._quiescibles)
+        soonest: float | None = None
+        for part in parts:
+            reason = part.busy()
+            if reason is not None:
+                return reason, None
+            next_retry = getattr(part, "next_retry", None)
+            due = next_retry() if next_retry is not None else None
+            if due is not None and (soonest is None or due < soonest):
+                soonest = due
+        if soonest is not None and soonest <= self.clock.now() + horizon:
+            return f"a retry is due at +{soonest - self.clock.now():.3f}s", soonest
+        return None, None
+
+    async def quiesce(self, *, timeout: float = 600.0, horizon: float = 60.0) -> None:  # noqa: ASYNC109
+        """Run until the cluster is quiescent; :class:`NotQuiescent` after ``timeout`` s of cluster time.
+
+        Quiescent means, all at once: (1) every task in the event loop is idle (as after :meth:`settle`);
+        (2) in the built-in controller manager and every manager passed to :meth:`track`, every running
+        informer has synced and has no change left to put in its cache or to hand to a handler, and no
+        controller has a request ready or being reconciled; (3) no tracked part (such as the fuzz
+        perturber) reports work it holds back; (4) no controller has a retry or ``requeue_after`` due
+        within ``horizon`` seconds. Later timers (periodic requeues, resyncs, lease renewals) may be
+        pending: quiescence means there is nothing to do now, not that time stands still. While the
+        cluster is not quiescent, time advances to the next timer (or the next retry)."""
+        deadline = self.clock.now() + timeout
+        while True:
+            await self.clock.settle()
+            reason, due = self._busy(horizon)
+            if reason is None:
+                return
+            now = self.clock.now()
+            if now >= deadline:
+                raise NotQuiescent(f"the cluster did not quiesce within {timeout:g}s: {reason}")
+            if due is None:
+                next_deadline = getattr(self.clock, "next_deadline", None)
+                nd = next_deadline() if next_deadline is not None else None
+                due = nd if nd is not None else now + 0.1
+            await self.clock.sleep(min(max(0.0, due - now), deadline - now))
+
     # --- identities ---
+    def component_client(self, user: str, *, field_manager: str, groups: Sequence[str] = ()) -> Client:
+        """The client a control-plane component runs with: its own user as upstream's bootstrap policy names
+        it (``system:kube-scheduler``, ``system:kube-controller-manager``, ...), so RBAC checks every request
+        it makes and a permission the component lacks fails loudly instead of passing as admin."""
+        return Client(self.apiserver, user=UserInfo(name=user, groups=(*groups, ALL_AUTHENTICATED)),
+                      field_manager=field_manager)
+
     def client_as(self, name: str, groups: Sequence[str] = ()) -> Client:
         """A client acting as another user (RBAC applies)."""
         return self.client.as_user(name, groups)

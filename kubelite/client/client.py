@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import msgspec
 
+from kubelite.api.codec import json_decoder
 from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.auth.user import ADMIN, UserInfo
 from kubelite.errors import BadRequest, Expired
+from kubelite.perturb import Perturber
 from kubelite.store.watch import BOOKMARK, ERROR, Watcher, WatchEvent
 
 if TYPE_CHECKING:
@@ -34,14 +36,8 @@ T = TypeVar("T", bound=msgspec.Struct)
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
-_decoders: dict[type, msgspec.json.Decoder[Any]] = {}
 
-
-def _decoder(cls: type) -> msgspec.json.Decoder[Any]:
-    d = _decoders.get(cls)
-    if d is None:
-        d = _decoders[cls] = msgspec.json.Decoder(cls)
-    return d
+_decoder = json_decoder
 
 
 class PatchType:
@@ -124,8 +120,14 @@ class Client:
 
     def __init__(
         self, server: ApiServer, *, user: UserInfo = ADMIN, field_manager: str | None = None,
-        namespace: str = "default",
+        namespace: str = "default", perturber: Perturber | None = None,
     ) -> None:
+        """``perturber``: a seeded decision source asked before and after every request (see
+        :mod:`kubelite.perturb`); clients derived from this one share it."""
+        if perturber is not None:
+            from kubelite.client.perturbed import PerturbedServer
+
+            server = PerturbedServer(server, perturber)  # type: ignore[assignment]
         self._server = server
         self.user = user
         self.field_manager = field_manager
@@ -319,9 +321,11 @@ class Client:
     async def replace(
         self, obj: Any, *, name: str | None = None, namespace: str | None = None, field_manager: str | None = None,
         dry_run: bool = False, subresource: str = "", field_validation: str | None = None,
+        resource: ResourceRef | None = None,
     ) -> Any:
-        """PUT: the whole object (its metadata.resourceVersion, if set, is a precondition)."""
-        info = self._info_of(obj)
+        """PUT: the whole object (its metadata.resourceVersion, if set, is a precondition). ``resource`` names the
+        resource when ``obj`` is of another kind than the one written (a ``Scale`` PUT to ``<resource>/scale``)."""
+        info = self._info(resource) if resource is not None else self._info_of(obj)
         body = self._body(obj)
         name = name or (body.get("metadata") or {}).get("name") or ""
         resp = await self._server.update(
