@@ -214,9 +214,9 @@ async def _serve(scenario: Path | None, *, port: int, host: str, kubeconfig: Pat
     options: dict[str, Any] = {"nodes": nodes}
     objects: list[dict[str, Any]] = []
     if scenario is not None:
-        from kubelite.workload import ImageRegistry
         from kubelite.scenario import ScenarioError, load_scenario
         from kubelite.scenario.runner import _pools  # the runner's node-pool mapping (one path for both)
+        from kubelite.workload import ImageRegistry
 
         try:
             sc = load_scenario(scenario)
