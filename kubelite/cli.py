@@ -9,6 +9,7 @@ YAML as kubectl takes it) into a fresh cluster and prints the stored objects.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -185,6 +186,66 @@ def run(scenario: Path, seed: int | None, until: str | None, output: str, report
         else:
             report.write_text(render_html(result))
     sys.exit(0 if result.passed else 1)
+
+
+@main.command()
+@click.argument("scenario", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--port", default=6443, show_default=True, help="Port to listen on (0: any free port).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
+@click.option("--kubeconfig", type=click.Path(dir_okay=False, path_type=Path), default=Path("kubelite.kubeconfig"),
+              show_default=True, help="Where to write a kubeconfig (token auth) for kubectl and clients.")
+@click.option("--tls/--no-tls", default=True, show_default=True,
+              help="HTTPS with a generated self-signed CA (kubectl sends bearer tokens only over HTTPS).")
+@click.option("--nodes", default=1, show_default=True, help="Nodes (fake kubelets) when no SCENARIO is given.")
+@click.option("--seed", default=1, show_default=True)
+@click.option("--token", default=None, help="The admin bearer token (default: a random one).")
+@click.option("--virtual-time", is_flag=True, help="Run on virtual time (jumps whenever idle) instead of real time.")
+def serve(scenario: Path | None, port: int, host: str, kubeconfig: Path, tls: bool, nodes: int, seed: int,
+          token: str | None, virtual_time: bool) -> None:
+    """Serve the Kubernetes REST API of a fresh cluster (or SCENARIO's cluster and manifests) until Ctrl-C."""
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the SIGINT it handled, after a clean stop
+        asyncio.run(_serve(scenario, port=port, host=host, kubeconfig=kubeconfig, tls=tls, nodes=nodes, seed=seed,
+                           token=token, virtual_time=virtual_time))
+    click.echo("stopped")
+
+
+async def _serve(scenario: Path | None, *, port: int, host: str, kubeconfig: Path, tls: bool, nodes: int, seed: int,
+                 token: str | None, virtual_time: bool) -> None:
+    options: dict[str, Any] = {"nodes": nodes}
+    objects: list[dict[str, Any]] = []
+    if scenario is not None:
+        from kubelite.scenario import ScenarioError, load_scenario
+        from kubelite.scenario.runner import _pools  # the runner's node-pool mapping (one path for both)
+        from kubelite.workload import ImageRegistry
+
+        try:
+            sc = load_scenario(scenario)
+        except ScenarioError as e:
+            click.echo(f"error: {e}", err=True)
+            sys.exit(2)
+        registry = ImageRegistry(allow_any=sc.allow_any_image)
+        for ref, prof in sc.images.items():
+            registry.add(ref, prof)
+        controllers = sc.cluster.controllers
+        options = {"nodes": _pools(sc), "scheduler": sc.cluster.scheduler, "image_registry": registry,
+                   "controllers": controllers if isinstance(controllers, bool) else list(controllers),
+                   "controller_options": sc.cluster.controller_options}
+        objects = [dict(o) for o in sc.objects]
+        seed = sc.seed
+    async with Cluster(seed=seed, virtual_time=virtual_time, **options) as cluster:
+        for obj in objects:
+            try:
+                await cluster.client.apply(obj, field_manager="kubelite-scenario")
+            except ApiError as e:
+                meta = obj.get("metadata") or {}
+                click.echo(f"error: {obj.get('kind')}/{meta.get('name')}: {e.message}", err=True)
+        async with cluster.serve(host=host, port=port, tls=tls, kubeconfig=kubeconfig, token=token,
+                                 signals=True) as url:
+            click.echo(f"kubelite API server listening on {url}")
+            click.echo(f"kubeconfig: {kubeconfig}   (export KUBECONFIG={kubeconfig})")
+            click.echo("Ctrl-C to stop")
+            sys.stdout.flush()
+            await url.wait_stopped()
 
 
 def _run_seeds(sc: Any, path: Path, seeds: str, limit: float | None) -> None:

@@ -1,17 +1,29 @@
-"""The cluster's one clock: every time read, sleep and timeout in kubelite goes through it.
+"""The cluster's one clock: every time read, sleep and timeout in the process goes through it.
 
 Guarantees:
-- :class:`VirtualClock` never reads the wall clock. Time only moves when the driver task moves it:
-  with ``autojump=True`` (the default) the driver jumps to the next timer as soon as every task in the
-  event loop is idle, so an hour of cluster life costs only the CPU its events need. With
-  ``autojump=False`` time moves only inside :meth:`Clock.advance`.
-- Timers fire in deadline order, ties in the order they were registered, all timers with the same
-  deadline together. Given the same inputs the interleaving is the same on every run: this, with the
+- :class:`VirtualClock` never reads the wall clock for cluster time. While it runs (``async with
+  clock.running()``, which the cluster does), the **event loop itself** is on virtual time
+  (:class:`LoopTime`): ``loop.time()`` is virtual, so every asyncio timer in the process (``asyncio.sleep``,
+  ``asyncio.wait_for``, ``loop.call_later``, anyio, aiohttp/httpx/uvicorn timeouts) follows cluster time,
+  not only kubelite's own. ``await asyncio.sleep(0.3)`` inside a cluster moves cluster time by 0.3 s.
+- Time jumps (to the loop's next timer) only when nothing can make progress: no ready callbacks, no I/O
+  ready, no known I/O in flight (:func:`io_hold`, executor jobs, kubelite's HTTP server reading a request),
+  and, for file descriptors whose peer is outside this loop, after ``idle_grace`` real seconds without I/O.
+  Known I/O in flight makes virtual time flow at real speed instead, so real waiting is never skipped over.
+  With ``autojump=False`` the loop jumps only while :meth:`VirtualClock.advance` is pending.
+- A clock's own timers fire in deadline order, ties in the order they were registered, all timers with the
+  same deadline together. Given the same inputs the interleaving is the same on every run: this, with the
   cluster's seeded RNG, is what makes runs replay byte for byte.
-- "Idle" means the event loop has no ready callbacks. The driver is the only task that polls for
-  idleness (two pollers would keep each other busy forever), so :meth:`settle` and :meth:`advance`
-  hand their wait to the driver instead of polling.
+- Several clocks in one loop share the loop's timeline, each offset by where it stood when it joined, so
+  clusters sharing a loop advance in lockstep and none can starve another.
 - :class:`RealClock` is for serving real clients: the same API over ``time.time`` and the loop.
+
+Design note: this follows looptime (kopf's test time: fake ``loop.time()``, compress the selector's waits)
+rather than depending on it: kubelite needs what looptime does not give (several cluster timelines on one
+loop, ``settle()``, manual advance, a clock that keeps its own deterministic tie order, knowing about its own
+HTTP server's in-flight requests), and trio's ``MockClock(autojump_threshold=...)`` idea of a real-time
+grace only for I/O it cannot see. The whole mechanism is two patched attributes of one loop, restored on
+exit.
 
 Only this module may touch ``time``/``asyncio.sleep`` (ruff TID251 bans them elsewhere in kubelite).
 """
@@ -22,19 +34,27 @@ import asyncio
 import contextlib
 import heapq
 import itertools
+import math
 import time
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Protocol, TypeVar
 
 import anyio
 
-__all__ = ["EPOCH", "Clock", "RealClock", "TimerHandle", "VirtualClock", "format_time", "parse_time"]
+__all__ = [
+    "DEFAULT_IDLE_GRACE", "EPOCH", "Clock", "LoopTime", "RealClock", "TimerHandle", "VirtualClock", "format_time",
+    "io_hold", "parse_time",
+]
 
 T = TypeVar("T")
 
 #: Where virtual time starts: 2025-01-01T00:00:00Z. Fixed, so traces do not depend on the day.
 EPOCH = 1735689600.0
+
+#: Real seconds the loop waits for I/O it cannot see (a peer in another process) before jumping.
+DEFAULT_IDLE_GRACE = 0.01
 
 
 _last_formatted: tuple[int, str] = (-1, "")
@@ -152,30 +172,41 @@ class _ClockBase:
 class VirtualClock(_ClockBase):
     """Virtual time for an asyncio event loop; see the module docstring for the guarantees.
 
-    The driver must be running for time to move: ``async with clock.running(): ...`` (the cluster does
-    this for you).
+    The clock must be running for time to move: ``async with clock.running(): ...`` (the cluster does
+    this for you). While it runs, the event loop itself is on virtual time (:class:`LoopTime`).
     """
 
-    def __init__(self, *, start: float = EPOCH, autojump: bool = True) -> None:
+    def __init__(self, *, start: float = EPOCH, autojump: bool = True, idle_grace: float = DEFAULT_IDLE_GRACE) -> None:
         self._now = start
         self.autojump = autojump
+        self.idle_grace = idle_grace
         # heap of (deadline, seq, handle); invariant: every live timer is in the heap exactly once.
         self._timers: list[tuple[float, int, TimerHandle]] = []
         self._seq = itertools.count()
-        self._idle_waiters: list[asyncio.Future[None]] = []
-        self._advance_target: float | None = None
-        self._advance_done: asyncio.Future[None] | None = None
-        self._driver: _LoopDriver | None = None
-        # where this clock's time stood when the shared timeline of its driver was at zero
-        self._origin = start
+        self._loop_time: LoopTime | None = None
+        # cluster time = loop time + _offset while running; _now is a floor (exact timer deadlines)
+        self._offset = 0.0
+        # the one loop handle that fires this clock's earliest timer, and the deadline it is for
+        self._wake: asyncio.TimerHandle | None = None
+        self._wake_at = math.inf
+        self._advances = 0
+        # the loop time ``_now`` was last derived from: reads at the same loop time return the same value, and a
+        # timer fired at its deadline makes that deadline exactly "now" (no float round-trip error)
+        self._seen_vt = math.nan
         self.timers_fired = 0
-        #: Perturbation hook (kubelite.perturb): called by the driver with the loop's ready queue whenever it
-        #: holds several callbacks, so a seeded fuzzer may reorder the *tasks* that are ready at once (any
-        #: interleaving of ready tasks is one a real loop could run). None: FIFO, as asyncio does.
+        #: Perturbation hook (kubelite.perturb): called with the loop's ready queue at the start of every loop
+        #: iteration that will run several callbacks, so a seeded fuzzer may reorder the *tasks* that are ready
+        #: at once (any interleaving of ready tasks is one a real loop could run). None: FIFO, as asyncio does.
         self.ready_hook: Callable[[Any], None] | None = None
 
     # --- reading time ---
     def now(self) -> float:
+        lt = self._loop_time
+        if lt is not None and lt.vt != self._seen_vt:
+            self._seen_vt = lt.vt
+            t = lt.vt + self._offset
+            if t > self._now:
+                self._now = t
         return self._now
 
     @property
@@ -188,10 +219,10 @@ class VirtualClock(_ClockBase):
 
     # --- scheduling ---
     def call_later(self, delay: float, callback: Callable[[], Any]) -> TimerHandle:
-        handle = TimerHandle(self._now + max(0.0, delay), callback)
+        handle = TimerHandle(self.now() + max(0.0, delay), callback)
         heapq.heappush(self._timers, (handle.deadline, next(self._seq), handle))
-        if self._driver is not None:
-            self._driver.wakeup.set()
+        if handle.deadline < self._wake_at and self._loop_time is not None:
+            self._schedule_wake()
         return handle
 
     async def sleep(self, seconds: float) -> None:
@@ -212,187 +243,310 @@ class VirtualClock(_ClockBase):
             handle.cancel()
 
     async def advance(self, seconds: float) -> None:
-        """Let ``seconds`` of virtual time pass, running every timer due on the way."""
+        """Let ``seconds`` of virtual time pass, running every timer due on the way (in manual mode the loop
+        may jump only while an advance is pending)."""
         if self.autojump:
             await self.sleep(seconds)
             return
-        self._require_driver()
-        loop = asyncio.get_running_loop()
-        self._advance_target = self._now + max(0.0, seconds)
-        self._advance_done = loop.create_future()
-        self._poke()
+        self._require_running()
+        self._advances += 1
         try:
-            await self._advance_done
+            await self.sleep(seconds)
         finally:
-            self._advance_target = None
-            self._advance_done = None
+            self._advances -= 1
 
     async def settle(self) -> None:
-        """Return once every other task is idle, without moving time."""
-        self._require_driver()
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._idle_waiters.append(fut)
-        self._poke()
-        await fut
+        """Return once every other task is idle (nothing ready, no I/O ready), without moving time."""
+        lt = self._require_running()
+        await lt.idle()
 
-    # --- the driver ---
+    # --- running ---
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[VirtualClock]:
-        """Let time move for the duration of the block (the cluster does this for you)."""
-        if self._driver is not None:
+        """Put the event loop on virtual time for the duration of the block (the cluster does this for you)."""
+        if self._loop_time is not None:
             raise RuntimeError("this VirtualClock is already running")
-        loop = asyncio.get_running_loop()
-        if not hasattr(loop, "_ready"):
-            raise RuntimeError(
-                "VirtualClock needs the standard asyncio event loop (it watches the loop's ready queue "
-                "to know when every task is idle); uvloop and other loops are not supported"
-            )
-        driver = _LoopDriver.for_loop(loop)
-        self._driver = driver
-        driver.add(self)
+        lt = LoopTime.for_loop(asyncio.get_running_loop())
+        lt.add(self)
         try:
             yield self
         finally:
-            self._driver = None
-            await driver.remove(self)
+            lt.remove(self)
 
-    def _require_driver(self) -> None:
-        if self._driver is None:
-            raise RuntimeError("the VirtualClock driver is not running (use `async with clock.running():`)")
+    def _joined(self, lt: LoopTime) -> None:
+        self._loop_time = lt
+        self._seen_vt = lt.vt
+        self._offset = self._now - lt.vt
+        self._wake_at = math.inf
+        self._schedule_wake()
 
-    def _poke(self) -> None:
-        if self._driver is not None:
-            self._driver.wakeup.set()
+    def _left(self) -> None:
+        self.now()
+        self._loop_time = None
+        if self._wake is not None:
+            self._wake.cancel()
+            self._wake = None
+        self._wake_at = math.inf
+
+    def _require_running(self) -> LoopTime:
+        if self._loop_time is None:
+            raise RuntimeError("the VirtualClock is not running (use `async with clock.running():`)")
+        return self._loop_time
 
     def _drop_cancelled(self) -> None:
         timers = self._timers
         while timers and timers[0][2].cancelled:
             heapq.heappop(timers)
 
-    def _fire_next(self) -> None:
-        """Jump to the earliest deadline and fire every timer due then."""
+    def _schedule_wake(self) -> None:
+        """(Re)arm the loop handle for the earliest live timer."""
+        lt = self._loop_time
+        assert lt is not None
         self._drop_cancelled()
-        deadline = self._timers[0][0]
-        if deadline > self._now:
-            self._now = deadline
-        while self._timers and self._timers[0][0] <= self._now:
-            _, _, handle = heapq.heappop(self._timers)
-            if not handle.cancelled:
-                handle.cancelled = True
-                self.timers_fired += 1
-                handle.callback()
-
-    def _release_idle_waiters(self) -> bool:
-        if not self._idle_waiters:
-            return False
-        waiters, self._idle_waiters = self._idle_waiters, []
-        for w in waiters:
-            if not w.done():
-                w.set_result(None)
-        return True
-
-    def _next_step(self) -> float | None:
-        """When (as progress since this clock joined its driver) this clock's next step happens, or None."""
-        self._drop_cancelled()
-        target = self._advance_target
-        if target is not None:
-            if self._timers and self._timers[0][0] <= target:
-                return self._timers[0][0] - self._origin
-            return max(self._now, target) - self._origin
-        if self.autojump and self._timers:
-            return self._timers[0][0] - self._origin
-        return None
-
-    def _step(self) -> None:
-        target = self._advance_target
-        if target is not None:
-            if self._timers and self._timers[0][0] <= target:
-                self._fire_next()
-                return
-            self._now = max(self._now, target)
-            done = self._advance_done
-            self._advance_target = None
-            if done is not None and not done.done():
-                done.set_result(None)
+        deadline = self._timers[0][0] if self._timers else math.inf
+        if deadline == self._wake_at:
             return
-        self._fire_next()
+        if self._wake is not None:
+            self._wake.cancel()
+            self._wake = None
+        self._wake_at = deadline
+        if deadline != math.inf:
+            self._wake = lt.loop.call_at(deadline - self._offset, self._fire_due)
+
+    def _fire_due(self) -> None:
+        """The loop reached this clock's earliest deadline: fire every timer due by then, in order."""
+        self._wake = None
+        self._wake_at = math.inf
+        timers = self._timers
+        self._drop_cancelled()
+        if timers:
+            # the loop fired us at this deadline: it is now, whatever the float round trip says
+            head = timers[0][0]
+            now = self.now()
+            if abs(head - now) < 1e-6:  # the loop fired us at this deadline: it is exactly now
+                self._now = now = head
+            while timers and timers[0][0] <= now:
+                _, _, handle = heapq.heappop(timers)
+                if not handle.cancelled:
+                    handle.cancelled = True
+                    self.timers_fired += 1
+                    handle.callback()
+        if self._loop_time is not None:
+            self._schedule_wake()
 
 
-class _LoopDriver:
-    """The one task per event loop that moves virtual time, for every VirtualClock running in that loop.
+class LoopTime:
+    """Virtual time for one asyncio event loop, shared by every :class:`VirtualClock` running in it.
 
-    Only one task may poll the loop for idleness (two pollers would keep each other busy forever), so all
-    clocks share it. When the loop is idle it first releases every clock's :meth:`VirtualClock.settle`
-    waiters; otherwise it acts for the clock whose next step comes first on a shared timeline: each clock's
-    time is measured from where the shared timeline stood when the clock joined (ties: the clock that
-    joined first). Clusters sharing a loop thus advance in lockstep and none can starve another.
+    While installed, ``loop.time()`` is virtual, so every timer in the process (``asyncio.sleep``,
+    ``wait_for``, ``loop.call_later``, anyio, aiohttp and httpx timeouts, uvicorn's keep-alive) is on the one
+    timeline the clusters share; each cluster's time is this timeline plus the offset it had when it joined,
+    which keeps several clusters in one loop in lockstep. The loop's selector is wrapped so that, when the
+    loop would block waiting for I/O or a timer, it first polls I/O and only then decides:
+
+    - I/O ready, or callbacks ready: nothing special, time stands still.
+    - Someone waits in :meth:`idle` (``clock.settle()``): wake them, time stands still.
+    - Known I/O in flight (:meth:`hold`; a pending ``run_in_executor`` future; kubelite's HTTP server while it
+      reads a request body or waits to write): really wait for I/O, and let virtual time flow at real speed
+      meanwhile, so a test that really waits on I/O is never skipped over.
+    - I/O it cannot see (file descriptors whose peer is not in this loop: a kubectl subprocess, a client in
+      another process or thread): wait ``idle_grace`` real seconds for it first; any I/O resets the wait.
+    - Otherwise jump straight to the loop's next timer.
+
+    Uninstalling (when the last clock leaves) hands the loop back on real time, continuing from where virtual
+    time stood: loop time never goes backwards and timers scheduled meanwhile keep their remaining delays.
     """
 
-    _by_loop: ClassVar[dict[int, _LoopDriver]] = {}
+    _by_loop: ClassVar[dict[int, LoopTime]] = {}
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.clocks: list[VirtualClock] = []
-        self.wakeup = asyncio.Event()
-        self.task: asyncio.Task[None] | None = None
+        self.vt = loop.time()
+        self._real = loop.time  # the time the loop had before (real, or a continuation of a past LoopTime)
+        self._holds = 0
+        self._executor_futures: weakref.WeakSet[asyncio.Future[Any]] = weakref.WeakSet()
+        self._idle_waiters: list[asyncio.Future[None]] = []
+        self._select: Callable[[float | None], list[Any]] | None = None
+        self.jumps = 0
+        self.real_waits = 0
+        self.grace_waits = 0
 
     @classmethod
-    def for_loop(cls, loop: asyncio.AbstractEventLoop) -> _LoopDriver:
-        driver = cls._by_loop.get(id(loop))
-        if driver is None or driver.loop is not loop:
-            driver = cls._by_loop[id(loop)] = _LoopDriver(loop)
-        return driver
+    def for_loop(cls, loop: asyncio.AbstractEventLoop) -> LoopTime:
+        lt = cls._by_loop.get(id(loop))
+        if lt is None or lt.loop is not loop:
+            lt = cls._by_loop[id(loop)] = LoopTime(loop)
+        return lt
 
+    @classmethod
+    def current(cls) -> LoopTime | None:
+        """The LoopTime of the running loop, if one is installed."""
+        loop = asyncio.get_running_loop()
+        lt = cls._by_loop.get(id(loop))
+        return lt if lt is not None and lt.loop is loop and lt.clocks else None
+
+    # --- clocks ---
     def add(self, clock: VirtualClock) -> None:
-        clock._origin = clock._now - self._progress()
+        if not self.clocks:
+            self._install()
         self.clocks.append(clock)
-        if self.task is None:
-            self.task = self.loop.create_task(self._run(), name="kubelite-virtual-clock")
-        self.wakeup.set()
+        clock._joined(self)
 
-    def _progress(self) -> float:
-        """How far the shared timeline has come (0 for a fresh driver)."""
-        return max((c._now - c._origin for c in self.clocks), default=0.0)
-
-    async def remove(self, clock: VirtualClock) -> None:
+    def remove(self, clock: VirtualClock) -> None:
         if clock in self.clocks:
             self.clocks.remove(clock)
-        if not self.clocks and self.task is not None:
-            task, self.task = self.task, None
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-            if _LoopDriver._by_loop.get(id(self.loop)) is self:
-                del _LoopDriver._by_loop[id(self.loop)]
+            clock._left()
+        if not self.clocks:
+            self._uninstall()
+            if LoopTime._by_loop.get(id(self.loop)) is self:
+                del LoopTime._by_loop[id(self.loop)]
 
-    async def _run(self) -> None:
-        ready = self.loop._ready  # type: ignore[attr-defined]
-        wakeup = self.wakeup
-        while True:
-            while True:
-                await asyncio.sleep(0)
-                if not ready:
-                    break
-                if len(ready) > 1:
-                    for c in self.clocks:
-                        if c.ready_hook is not None:
-                            c.ready_hook(ready)
-            released = False
-            for c in self.clocks:
-                released = c._release_idle_waiters() or released
-            if released:
+    def _install(self) -> None:
+        loop = self.loop
+        selector = getattr(loop, "_selector", None)
+        if selector is None or not hasattr(loop, "_scheduled") or not hasattr(loop, "_ready"):
+            raise RuntimeError(
+                "VirtualClock needs the standard asyncio selector event loop (it puts the loop's own time and "
+                "selector on virtual time); uvloop and the proactor loop are not supported"
+            )
+        self._real = loop.time
+        # start on a whole second at or after the loop's time: handles already scheduled keep their deadlines
+        # (at most a second early), and offsets between whole-second cluster starts and the loop stay exact, so
+        # a cluster timer's deadline round-trips through loop time without float error
+        self.vt = float(math.ceil(loop.time()))
+        self._select = selector.select
+        loop.time = self._time  # type: ignore[method-assign]
+        selector.select = self._virtual_select
+        self._orig_run_in_executor = loop.run_in_executor
+
+        def run_in_executor(executor: Any, func: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+            fut = self._orig_run_in_executor(executor, func, *args)
+            self._executor_futures.add(fut)
+            return fut
+
+        loop.run_in_executor = run_in_executor  # type: ignore[method-assign,assignment]
+
+    def _uninstall(self) -> None:
+        loop = self.loop
+        real = self._real
+        delta = self.vt - real()
+
+        def continued() -> float:
+            return real() + delta
+
+        loop.time = continued  # type: ignore[method-assign]
+        selector = loop._selector  # type: ignore[attr-defined]
+        if self._select is not None:
+            with contextlib.suppress(AttributeError):
+                del selector.select
+            self._select = None
+        with contextlib.suppress(AttributeError):
+            del loop.run_in_executor  # type: ignore[attr-defined]
+        for w in self._idle_waiters:
+            if not w.done():
+                w.set_result(None)
+        self._idle_waiters = []
+
+    def _time(self) -> float:
+        return self.vt
+
+    # --- what stops jumps ---
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """Known I/O in flight: while held, virtual time flows at real speed instead of jumping."""
+        self._holds += 1
+        try:
+            yield
+        finally:
+            self._holds -= 1
+
+    @property
+    def held(self) -> bool:
+        if self._holds:
+            return True
+        return any(not f.done() for f in self._executor_futures)
+
+    def external_io(self) -> bool:
+        """Whether the loop watches a file descriptor whose peer is not in this loop (so I/O may be on its way
+        that polling cannot see yet): pipes, sockets to other processes, readers added by hand."""
+        keys = self.loop._selector.get_map().values()  # type: ignore[attr-defined]
+        local: set[Any] = set()
+        peers: list[Any] = []
+        for key in keys:
+            reader = key.data[0] if key.data else None
+            owner = getattr(getattr(reader, "_callback", None), "__self__", None)
+            if owner is self.loop:  # the loop's self-pipe or a listening socket
                 continue
-            best: VirtualClock | None = None
-            best_step = 0.0
-            for c in self.clocks:
-                step = c._next_step()
-                if step is not None and (best is None or step < best_step):
-                    best, best_step = c, step
-            if best is not None:
-                best._step()
-                continue
-            wakeup.clear()
-            await wakeup.wait()
+            get_extra = getattr(owner, "get_extra_info", None)
+            peer = get_extra("peername") if get_extra is not None else None
+            if peer is None:
+                return True
+            local.add(get_extra("sockname"))  # type: ignore[misc]
+            peers.append(peer)
+        return any(p not in local for p in peers)
+
+    async def idle(self) -> None:
+        """Return at the next moment nothing in the loop can make progress (time does not move)."""
+        fut: asyncio.Future[None] = self.loop.create_future()
+        self._idle_waiters.append(fut)
+        await fut
+
+    # --- the selector ---
+    def _may_jump(self) -> bool:
+        return all(c.autojump or c._advances for c in self.clocks)
+
+    def _virtual_select(self, timeout: float | None) -> list[Any]:
+        select = self._select
+        assert select is not None
+        ready = select(0)
+        if timeout == 0:
+            queue = self.loop._ready  # type: ignore[attr-defined]
+            if len(queue) > 1:
+                for c in self.clocks:
+                    if c.ready_hook is not None:
+                        c.ready_hook(queue)
+            return ready
+        if ready:
+            return ready
+        # nothing is ready to run and no I/O is ready: the loop would block here
+        if self._idle_waiters:
+            waiters, self._idle_waiters = self._idle_waiters, []
+            for w in waiters:
+                if not w.done():
+                    w.set_result(None)
+            return []
+        if self.held or not self._may_jump():
+            return self._real_wait(timeout, flow=self.held)
+        grace = max((c.idle_grace for c in self.clocks), default=0.0)
+        if grace > 0 and self.external_io():
+            self.grace_waits += 1
+            ready = select(grace if timeout is None else min(grace, timeout))
+            if ready:
+                return ready
+        scheduled = self.loop._scheduled  # type: ignore[attr-defined]
+        if scheduled:
+            when = scheduled[0]._when
+            if when > self.vt:
+                self.vt = when
+                self.jumps += 1
+            return []
+        # no timer at all: only outside I/O (or another thread) can wake the loop
+        return select(None)
+
+    def _real_wait(self, timeout: float | None, *, flow: bool) -> list[Any]:
+        """Wait for real I/O; with ``flow`` virtual time moves by the real time spent (never past the next
+        timer). Capped, so a hold that ends without I/O (an executor job finishing) is noticed soon."""
+        select = self._select
+        assert select is not None
+        self.real_waits += 1
+        cap = 0.05 if timeout is None else min(timeout, 0.05)
+        t0 = self._real()
+        ready = select(cap)
+        if flow:
+            elapsed = self._real() - t0
+            self.vt += elapsed if timeout is None else min(elapsed, timeout)
+        return ready
 
 
 class RealClock(_ClockBase):
@@ -429,3 +583,16 @@ class RealClock(_ClockBase):
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[RealClock]:
         yield self
+
+
+@contextlib.contextmanager
+def io_hold() -> Iterator[None]:
+    """Mark known I/O in flight for the running loop (a no-op when it is not on virtual time): until the block
+    exits, virtual time flows at real speed instead of jumping. Use it around a wait for something outside
+    the loop that must not be skipped over (a subprocess's output with a timeout, a thread)."""
+    lt = LoopTime.current()
+    if lt is None:
+        yield
+        return
+    with lt.hold():
+        yield

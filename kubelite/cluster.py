@@ -47,7 +47,7 @@ from kubelite.apiserver.auth.user import (
 from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.server import ApiServer
 from kubelite.client import Client
-from kubelite.clock import EPOCH, Clock, RealClock, VirtualClock, format_time
+from kubelite.clock import DEFAULT_IDLE_GRACE, EPOCH, Clock, RealClock, VirtualClock, format_time
 from kubelite.logs import cluster_time
 from kubelite.store import Store
 from kubelite.watchdog import DEFAULT_PER_OBJECT, DEFAULT_TOTAL, LivelockDetector
@@ -162,6 +162,7 @@ class Cluster:
         image_registry: Any = None, network: bool = True, proxy_mode: str = "iptables",
         event_ttl: float | None = 3600.0,
         livelock_per_object: int = DEFAULT_PER_OBJECT, livelock_total: int = DEFAULT_TOTAL,
+        idle_grace: float = DEFAULT_IDLE_GRACE,
     ) -> None:
         """``nodes``: a node count, or node pool specs (dicts of :class:`kubelite.kubelet.NodePool` arguments:
         ``count``, ``prefix``, ``capacity``, ``labels``, ``taints``, ``zones``, ``instance_type``, ...).
@@ -198,7 +199,8 @@ class Cluster:
         self.node_pools: list[Any] = []
         self.rng = random.Random(seed)
         if clock is None:
-            clock = VirtualClock(start=start_time, autojump=autojump) if virtual_time else RealClock()
+            clock = (VirtualClock(start=start_time, autojump=autojump, idle_grace=idle_grace) if virtual_time
+                     else RealClock())
         self.clock: Clock = clock
         self.store = Store(history=history) if history is not None else Store()
         self.apiserver = ApiServer(
@@ -535,6 +537,22 @@ class Cluster:
 
     def client_with_token(self, token: str | None) -> Client:
         return self.client.with_token(token)
+
+    # --- HTTP ---
+    def serve(self, **kw: Any) -> Any:
+        """``async with cluster.serve() as url``: the REST API on a loopback port in this event loop (so the
+        code under test runs on the cluster's clock); ``url`` also carries ``.token``, ``.kubeconfig`` and
+        ``.ca_file``. Keywords: ``host``, ``port``, ``token``, ``tls``, ``kubeconfig`` (see
+        :func:`kubelite.http.serve`)."""
+        from kubelite.http import serve
+
+        return serve(self, **kw)
+
+    def asgi_app(self, *, admin_token: str | None = None) -> Any:
+        """The REST API as an ASGI app, for in-process transports (``httpx.ASGITransport(app=...)``)."""
+        from kubelite.http import ApiApp
+
+        return ApiApp(self, admin_token=admin_token)
 
     # --- faults ---
     @property

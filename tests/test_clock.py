@@ -147,3 +147,162 @@ async def test_two_clocks_in_one_loop_both_progress() -> None:
     assert [t for n, t in seen if n == "b"] == [EPOCH + 1004, EPOCH + 1008, EPOCH + 1012]
     # the nearer steps (measured in each clock's own time) come first
     assert [n for n, _ in seen] == ["b", "b", "a", "b", "a", "a"]
+
+
+# --- event-loop-level virtual time (issue #11) ---
+
+
+async def test_asyncio_sleep_inside_a_cluster_moves_cluster_time_by_exactly_its_delay() -> None:
+    # The regression: the old driver jumped cluster timers while the loop really slept, so a plain
+    # asyncio.sleep(0.3) moved cluster time by ~1,480 s. Now the loop's own time is the cluster's.
+    import kubelite
+
+    async with kubelite.Cluster(seed=1, nodes=2) as cluster:
+        t0 = cluster.now
+        await asyncio.sleep(0.3)
+        assert cluster.now - t0 == pytest.approx(0.3, abs=1e-6)
+        loop = asyncio.get_running_loop()
+        l0 = loop.time()
+        await asyncio.sleep(600)
+        assert loop.time() - l0 == pytest.approx(600)
+        assert cluster.now - t0 == pytest.approx(600.3, abs=1e-6)
+
+
+async def test_every_asyncio_timer_follows_virtual_time() -> None:
+    clock = VirtualClock()
+    fired: list[tuple[str, float]] = []
+    async with clock.running():
+        loop = asyncio.get_running_loop()
+        loop.call_later(7, lambda: fired.append(("call_later", clock.now() - EPOCH)))
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(asyncio.Event().wait(), timeout=5)
+        fired.append(("wait_for", clock.now() - EPOCH))
+        with anyio.move_on_after(1):
+            await anyio.sleep(100)
+        fired.append(("anyio", clock.now() - EPOCH))
+        await clock.sleep(2)
+    assert fired == [("wait_for", pytest.approx(5)), ("anyio", pytest.approx(6)), ("call_later", pytest.approx(7))]
+
+
+async def test_asyncio_and_clock_timers_interleave_on_one_timeline() -> None:
+    clock = VirtualClock()
+    order: list[str] = []
+
+    async def a() -> None:
+        await asyncio.sleep(1.5)
+        order.append("asyncio@1.5")
+
+    async def c() -> None:
+        await clock.sleep(1)
+        order.append("clock@1")
+        await clock.sleep(1)
+        order.append("clock@2")
+
+    async with clock.running():
+        await asyncio.gather(a(), c())
+    assert order == ["clock@1", "asyncio@1.5", "clock@2"]
+
+
+async def test_an_operator_sleeping_ten_minutes_between_reconciles_runs_an_hour_of_cluster_time() -> None:
+    # (the wall time of this is measured in bench/http.py; here: the hour passes and nothing is skipped)
+    import kubelite
+
+    async with kubelite.Cluster(seed=3, nodes=1) as cluster:
+        reconciles: list[float] = []
+        t0 = cluster.now
+
+        async def operator() -> None:
+            while True:
+                await cluster.client.list("pods", namespace="default")
+                reconciles.append(cluster.now - t0)
+                await asyncio.sleep(600)
+
+        task = asyncio.create_task(operator())
+        await asyncio.sleep(3601)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    assert reconciles == [pytest.approx(600 * i, abs=1e-6) for i in range(7)]
+
+
+async def test_known_io_in_flight_is_not_skipped_over() -> None:
+    # An executor job really takes 0.2 s: the loop must not jump to the caller's 30 s timeout (or to the
+    # cluster's 1 s ticker) while it runs; virtual time flows at real speed meanwhile.
+    import time as _time
+
+    clock = VirtualClock()
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await clock.sleep(10)
+            ticks += 1
+
+    async with clock.running(), anyio.create_task_group() as tg:
+        tg.start_soon(ticker)
+        loop = asyncio.get_running_loop()
+        t0 = clock.now()
+        result = await asyncio.wait_for(loop.run_in_executor(None, lambda: (_time.sleep(0.2), "done")[1]), 30)
+        assert result == "done"
+        elapsed = clock.now() - t0
+        assert 0.15 < elapsed < 5
+        assert ticks == 0
+        tg.cancel_scope.cancel()
+
+
+async def test_io_hold_lets_a_test_wait_for_a_subprocess_on_real_time() -> None:
+    import sys
+
+    from kubelite.clock import io_hold
+
+    clock = VirtualClock()
+    async with clock.running():
+        clock.call_later(1, lambda: None)  # a cluster timer that would otherwise be jumped to
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", "import time; time.sleep(0.2); print('hello')", stdout=asyncio.subprocess.PIPE)
+        with io_hold():
+            out = await asyncio.wait_for(proc.stdout.read(), timeout=5)  # type: ignore[union-attr]
+        await proc.wait()
+    assert out.strip() == b"hello"
+    assert clock.now() - EPOCH < 5
+
+
+async def test_the_loop_returns_to_real_time_without_going_backwards() -> None:
+    loop = asyncio.get_running_loop()
+    clock = VirtualClock()
+    async with clock.running():
+        await asyncio.sleep(3600)
+        inside = loop.time()
+    after = loop.time()
+    assert after >= inside
+    t0 = loop.time()
+    await asyncio.sleep(0.01)  # real again: a real 10 ms
+    assert 0.005 < loop.time() - t0 < 1
+
+
+async def test_real_time_cluster_sleeps_really() -> None:
+    import time as _time
+
+    import kubelite
+
+    async with kubelite.Cluster(seed=1, virtual_time=False, controllers=False, scheduler=False,
+                                network=False) as cluster:
+        t0, w0 = cluster.now, _time.monotonic()
+        await asyncio.sleep(0.05)
+        assert _time.monotonic() - w0 >= 0.04
+        assert 0.04 <= cluster.now - t0 < 5
+        pod = await cluster.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})
+        assert pod["metadata"]["name"] == "x"
+
+
+async def test_two_clusters_in_one_loop_advance_in_lockstep_on_asyncio_time() -> None:
+    import kubelite
+
+    async with kubelite.Cluster(seed=1) as a, kubelite.Cluster(seed=2, start_time=EPOCH + 500) as b:
+        a0, b0 = a.now, b.now
+        await asyncio.sleep(120)
+        assert a.now - a0 == pytest.approx(120)
+        assert b.now - b0 == pytest.approx(120)
+        await a.advance(30)
+        assert b.now - b0 == pytest.approx(150)

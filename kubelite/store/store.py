@@ -503,10 +503,12 @@ class Store:
                 self._offer(w, ev, shared)
 
     def bookmark(self, table: Table, data: Callable[[int, bool], bytes]) -> None:
-        """Send a BOOKMARK at the current revision to every watcher of ``table`` that asked for them."""
+        """Send a BOOKMARK at the current revision to every watcher of ``table`` that asked for them, also when
+        nothing changed since its last event: upstream's cacher sends every bookmark watcher one about every
+        minute whatever happened (clients such as kopf treat a minute-plus of silence as a dead stream)."""
         rv = self.revision
         for w in [*table.watchers, *(w for ws in table.pinned.values() for w in ws)]:
-            if w.allow_bookmarks and not w.closed and w.position < rv:
+            if w.allow_bookmarks and not w.closed and w.position <= rv:
                 w.push(WatchEvent(BOOKMARK, rv, data(rv, False)))
 
     def close_watches(self, table: Table | None = None, reason: str = "closed by fault injection") -> int:

@@ -15,6 +15,8 @@ Contract:
   section: the seed, the command that replays it, and the cluster's Events as
   ``kubectl get events -A --sort-by=.metadata.creationTimestamp`` prints them. The seed is also recorded
   as the ``kubelite_seed`` user property (JUnit XML).
+- ``kubelite_server`` / ``kubelite_kubeconfig``: the test's cluster served over HTTPS on a loopback port in
+  the test's loop (``cluster.serve(tls=True)``), and a token kubeconfig for it set as ``KUBECONFIG``.
 - Importing this module imports neither the control plane nor asyncio machinery beyond pytest's own:
   the cluster is imported when the fixture first runs.
 """
@@ -30,7 +32,7 @@ import pytest
 from kubelite.testing import fuzzing as _fuzz_plugin
 from kubelite.testing.fuzzing import kubelite_fuzz
 
-__all__ = ["kubelite_cluster", "kubelite_fuzz", "seed_for"]
+__all__ = ["kubelite_cluster", "kubelite_fuzz", "kubelite_kubeconfig", "kubelite_server", "seed_for"]
 
 #: at most this many events go into a failure report (the latest ones)
 MAX_REPORTED_EVENTS = 200
@@ -101,6 +103,24 @@ async def kubelite_cluster(request: pytest.FixtureRequest) -> AsyncIterator[Any]
             await start_default_scheduler(cluster)
         await cluster.settle()
         yield cluster
+
+
+@_fixture
+async def kubelite_server(kubelite_cluster: Any, tmp_path: Any) -> AsyncIterator[Any]:
+    """The test's cluster served over HTTPS on a loopback port, in the test's event loop (so the code under
+    test runs on the cluster's virtual clock). The value is the URL (a ``str``) with ``.token``, ``.ca_file``
+    and ``.kubeconfig`` (a token kubeconfig in the test's tmp_path)."""
+    async with kubelite_cluster.serve(tls=True, kubeconfig=tmp_path / "kubeconfig") as url:
+        yield url
+
+
+@pytest.fixture
+def kubelite_kubeconfig(kubelite_server: Any, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The path of a kubeconfig for ``kubelite_server``, also set as ``KUBECONFIG`` for the test (kubectl,
+    ``kubernetes.config.load_kube_config()``, kopf, lightkube and kr8s pick it up)."""
+    path = str(kubelite_server.kubeconfig)
+    monkeypatch.setenv("KUBECONFIG", path)
+    return path
 
 
 def _events_table(cluster: Any) -> str:

@@ -1,0 +1,704 @@
+"""The Kubernetes REST API over HTTP: an ASGI app in front of the cluster's apiserver.
+
+Contract:
+- **No second implementation of semantics.** Every resource request is decoded from HTTP (path, query,
+  headers, body) and handed to the apiserver's public verbs (``create``, ``get``, ``list``, ``watch``,
+  ``update``, ``patch``, ``delete``, ``delete_collection``: the entry points :mod:`kubelite.client` uses);
+  their result or ``ApiError`` is encoded back. What lives here is what upstream's HTTP filter chain and
+  ``endpoints/handlers`` do: authentication (bearer tokens), impersonation, content negotiation, body
+  limits, watch streaming, server-side printing (Tables), discovery and OpenAPI.
+- **Every error is a Status.** Unknown paths (404), wrong methods (405), bad media types (415), malformed
+  bodies (400), oversized bodies (413) and unexpected exceptions (500) all answer with a ``v1 Status`` JSON
+  body and its code, as kube-apiserver does; the server keeps serving.
+- **Warnings** (e.g. unknown fields under ``fieldValidation=Warn``) are ``Warning: 299 - "..."`` headers.
+- **Watches** stream JSON lines (``{"type":..,"object":..}``), chunked, until the watch ends, its
+  ``timeoutSeconds`` passes on cluster time, or the client disconnects (then the watcher is closed and no
+  task is left behind). ``sendInitialEvents=true`` serves the watch-list protocol (initial ADDED events,
+  then a BOOKMARK annotated ``k8s.io/initial-events-end``).
+- Protobuf (``application/vnd.kubernetes.protobuf``) is not supported: request bodies in it get 415, and
+  clients asking for it in Accept get JSON (they all list JSON as a fallback).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import urllib.parse
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import msgspec
+import yaml
+
+from kubelite.api.resources import ResourceInfo
+from kubelite.apiserver.auth.rbac import Attributes, forbidden
+from kubelite.apiserver.auth.user import ADMIN, SYSTEM_PRIVILEGED_GROUP, UserInfo
+from kubelite.apiserver.request import Options, Request
+from kubelite.clock import LoopTime
+from kubelite.errors import (
+    ApiError,
+    BadRequest,
+    Expired,
+    InternalError,
+    MethodNotAllowed,
+    NotFound,
+    Status,
+    StatusDetails,
+    UnsupportedMediaType,
+)
+from kubelite.http import discovery, openapi
+from kubelite.http.tables import TABLE_MEDIA_TYPE, Tabulator, wants_table
+from kubelite.store.watch import WatchEvent
+
+__all__ = ["MAX_BODY_BYTES", "ApiApp"]
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+#: kube-apiserver's limit on a request body (``maxRequestBodyBytes``: 3 MiB); larger bodies get 413.
+MAX_BODY_BYTES = 3 * 1024 * 1024
+
+_json = msgspec.json.Encoder()
+_encode = _json.encode
+_decode = msgspec.json.Decoder().decode
+_PATCH_TYPES = {
+    "application/json-patch+json": "json",
+    "application/merge-patch+json": "merge",
+    "application/strategic-merge-patch+json": "strategic",
+    "application/apply-patch+yaml": "apply",
+}
+_PROTOBUF = "application/vnd.kubernetes.protobuf"
+_JSON_CT = [(b"content-type", b"application/json")]
+
+
+class _Request:
+    __slots__ = ("body", "headers", "method", "path", "query")
+
+    def __init__(self, method: str, path: str, query: dict[str, list[str]], headers: dict[str, list[str]]) -> None:
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = b""
+
+    def q(self, name: str) -> str | None:
+        v = self.query.get(name)
+        return v[-1] if v else None
+
+    def flag(self, name: str) -> bool:
+        return (self.q(name) or "").lower() in ("true", "1")
+
+    def header(self, name: str) -> str:
+        v = self.headers.get(name)
+        return v[-1] if v else ""
+
+
+class _Response:
+    __slots__ = ("body", "code", "content_type", "warnings")
+
+    def __init__(self, body: bytes, code: int = 200, content_type: str = "application/json",
+                 warnings: list[str] | None = None) -> None:
+        self.body = body
+        self.code = code
+        self.content_type = content_type
+        self.warnings = warnings or []
+
+
+def _status_body(err: ApiError) -> bytes:
+    """The Status as kube-apiserver writes it: kind, apiVersion, metadata and status always present."""
+    st = err.status
+    doc: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": st.metadata or {},
+                           "status": st.status or "Failure", "message": st.message, "reason": st.reason}
+    if st.details is not None:  # Go's omitempty: empty strings are left out too
+        doc["details"] = {k: v for k, v in msgspec.to_builtins(st.details).items() if v not in ("", None)}
+    doc["code"] = st.code
+    return _encode(doc)
+
+
+def _warning_header(text: str) -> tuple[bytes, bytes]:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return b"warning", f'299 - "{escaped}"'.encode("utf-8", "replace")
+
+
+class ApiApp:
+    """The ASGI app. ``ApiApp(cluster)``; authentication uses the cluster's tokens (``cluster.add_token``).
+
+    ``admin_token``: a bearer token that authenticates as the cluster admin (``system:masters``), registered
+    on construction (the kubeconfig that ``kubelite serve`` writes uses it).
+    """
+
+    def __init__(self, cluster: Any, *, admin_token: str | None = None, server_address: str = "") -> None:
+        self.cluster = cluster
+        self.server = cluster.apiserver
+        self.server_address = server_address
+        if admin_token:
+            self.server.authenticator.add_token(admin_token, ADMIN)
+        self._openapi_key: Any = None
+        self._openapi_cache: dict[str, bytes] = {}
+        self.requests = 0
+        self.watches = 0
+        self._watch_tasks: set[asyncio.Task[Any]] = set()
+        self._watchers: set[Any] = set()
+
+    def close_watches(self) -> None:
+        """End every watch being served (the server is stopping)."""
+        for w in list(self._watchers):
+            w.close("server stopping")
+
+    # --- ASGI ---
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "lifespan":
+            while True:
+                msg = await receive()
+                if msg["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif msg["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if kind != "http":
+            return
+        self.requests += 1
+        headers: dict[str, list[str]] = {}
+        for k, v in scope.get("headers") or ():
+            headers.setdefault(k.decode("latin-1").lower(), []).append(v.decode("latin-1"))
+        query = urllib.parse.parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        req = _Request(scope["method"], scope.get("path") or "/", query, headers)
+        try:
+            await self._read_body(req, receive)
+            resp = await self._route(req, receive, send)
+        except ApiError as e:
+            resp = _Response(_status_body(e), e.status.code)
+        except Exception as e:  # the server never dies: an unexpected failure is a 500 Status
+            err = InternalError.make(f"an error on the server ({type(e).__name__}: {e}) has prevented the request "
+                                     "from succeeding")
+            resp = _Response(_status_body(err), 500)
+        if resp is None:  # streamed already
+            return
+        hdrs = [(b"content-type", resp.content_type.encode()), (b"content-length", str(len(resp.body)).encode()),
+                (b"cache-control", b"no-cache, private")]
+        hdrs.extend(_warning_header(w) for w in resp.warnings)
+        await send({"type": "http.response.start", "status": resp.code, "headers": hdrs})
+        await send({"type": "http.response.body", "body": resp.body})
+
+    async def _read_body(self, req: _Request, receive: Receive) -> None:
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            lt = LoopTime.current()
+            # a request body still on its way is known I/O in flight: time must not jump past it
+            with lt.hold() if lt is not None else contextlib.nullcontext():
+                msg = await receive()
+            if msg["type"] == "http.disconnect":
+                raise BadRequest.make("the client disconnected before sending the whole request body")
+            chunk = msg.get("body", b"")
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                err = ApiError(Status(code=413, reason="RequestEntityTooLarge",
+                                      message=f"Request entity too large: limit is {MAX_BODY_BYTES}"))
+                raise err
+            chunks.append(chunk)
+            more = msg.get("more_body", False)
+        req.body = b"".join(chunks)
+
+    # --- routing ---
+    async def _route(self, req: _Request, receive: Receive, send: Send) -> _Response | None:
+        path = req.path
+        if path.endswith("/") and path != "/":
+            path = path.rstrip("/")
+        parts = [urllib.parse.unquote(p) for p in path.split("/")[1:]] if path != "/" else []
+        if parts[:1] in (["healthz"], ["livez"], ["readyz"]):
+            return _Response(b"ok", content_type="text/plain; charset=utf-8")
+        user = self._authenticate(req)
+        if parts == ["version"]:
+            return self._json(discovery.version_info())
+        if parts[:1] == ["openapi"]:
+            return self._openapi(parts, user)
+        if parts[:1] == ["api"]:
+            if len(parts) == 1:
+                return self._discovery_root(req, core=True)
+            if len(parts) == 2:
+                doc = discovery.api_resource_list(self.server, "", parts[1])
+                return self._json(doc) if doc is not None else self._not_found()
+            return await self._resource(req, user, "", parts[1], parts[2:], receive, send)
+        if parts[:1] == ["apis"]:
+            if len(parts) == 1:
+                return self._discovery_root(req, core=False)
+            if len(parts) == 2:
+                doc = discovery.api_group(self.server, parts[1])
+                return self._json(doc) if doc is not None else self._not_found()
+            if len(parts) == 3:
+                doc = discovery.api_resource_list(self.server, parts[1], parts[2])
+                return self._json(doc) if doc is not None else self._not_found()
+            return await self._resource(req, user, parts[1], parts[2], parts[3:], receive, send)
+        if not parts:
+            paths = ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/openapi/v3", "/readyz", "/version"]
+            return self._json({"paths": paths})
+        return self._not_found()
+
+    @staticmethod
+    def _json(doc: Any, code: int = 200, content_type: str = "application/json") -> _Response:
+        return _Response(_encode(doc), code, content_type)
+
+    @staticmethod
+    def _not_found() -> _Response:
+        err = NotFound.make("the server could not find the requested resource")
+        return _Response(_status_body(err), 404)
+
+    def _discovery_root(self, req: _Request, *, core: bool) -> _Response:
+        accept = req.header("accept")
+        for media in (m.strip() for m in accept.split(",")):
+            norm = media.replace(" ", "")
+            for i, wanted in enumerate(discovery.AGGREGATED_TYPES):
+                if norm == wanted or norm.startswith(wanted + ";"):
+                    doc = discovery.aggregated(self.server, core=core, version=("v2", "v2beta1")[i])
+                    return self._json(doc, content_type=wanted)
+            if norm.startswith("application/json") and "as=" not in norm:
+                break
+        if core:
+            return self._json(discovery.api_versions(self.server_address or req.header("host")))
+        return self._json(discovery.api_group_list(self.server))
+
+    def _openapi(self, parts: list[str], user: UserInfo) -> _Response:
+        if parts[:2] != ["openapi", "v3"]:
+            return self._not_found()  # /openapi/v2 is not served: clients fall back to v3
+        key = (len(self.server.registry), id(self.server.read_all("apiextensions.k8s.io",
+                                                                  "customresourcedefinitions")))
+        if key != self._openapi_key:
+            self._openapi_key, self._openapi_cache = key, {}
+        sub = "/".join(parts[2:])
+        cached = self._openapi_cache.get(sub)
+        if cached is None:
+            doc = openapi.root_document(self.server) if not sub else openapi.group_document(self.server, sub)
+            if doc is None:
+                return self._not_found()
+            cached = self._openapi_cache[sub] = _encode(doc)
+        return _Response(cached)
+
+    # --- authentication and impersonation (upstream's WithAuthentication / WithImpersonation filters) ---
+    def _authenticate(self, req: _Request) -> UserInfo:
+        auth = req.header("authorization")
+        token: str | None = None
+        if auth:
+            scheme, _, value = auth.partition(" ")
+            if scheme.lower() != "bearer" or not value.strip():
+                raise ApiError(Status(code=401, reason="Unauthorized", message="Unauthorized"))
+            token = value.strip()
+        user: UserInfo = self.server.authenticator.authenticate(token)
+        return self._impersonate(req, user)
+
+    def _impersonate(self, req: _Request, user: UserInfo) -> UserInfo:
+        name = req.header("impersonate-user")
+        groups = req.headers.get("impersonate-group", [])
+        uid = req.header("impersonate-uid")
+        extra = {k.removeprefix("impersonate-extra-"): v for k, v in req.headers.items()
+                 if k.startswith("impersonate-extra-")}
+        if not name:
+            if groups or uid or extra:
+                raise BadRequest.make("requested impersonation of groups/uid/extra without impersonating a user")
+            return user
+        checks: list[Attributes] = []
+        if name.startswith("system:serviceaccount:"):
+            ns, _, sa = name.removeprefix("system:serviceaccount:").partition(":")
+            checks.append(Attributes(user=user, verb="impersonate", namespace=ns, api_group="",
+                                     resource="serviceaccounts", subresource="", name=sa))
+        else:
+            checks.append(Attributes(user=user, verb="impersonate", namespace="", api_group="", resource="users",
+                                     subresource="", name=name))
+        for g in groups:
+            checks.append(Attributes(user=user, verb="impersonate", namespace="", api_group="", resource="groups",
+                                     subresource="", name=g))
+        if uid:
+            checks.append(Attributes(user=user, verb="impersonate", namespace="", api_group="authentication.k8s.io",
+                                     resource="uids", subresource="", name=uid))
+        for key, values in extra.items():
+            for v in values:
+                checks.append(Attributes(user=user, verb="impersonate", namespace="",
+                                         api_group="authentication.k8s.io", resource="userextras",
+                                         subresource=key, name=v))
+        if SYSTEM_PRIVILEGED_GROUP not in user.groups:
+            for attrs in checks:
+                allowed, reason = self.server.rbac.authorize(attrs)
+                if not allowed:
+                    raise forbidden(attrs, reason)
+        gs = tuple(groups)
+        if name.startswith("system:serviceaccount:"):
+            ns = name.removeprefix("system:serviceaccount:").partition(":")[0]
+            gs = (*gs, "system:serviceaccounts", f"system:serviceaccounts:{ns}")
+        if "system:authenticated" not in gs and name != "system:anonymous":
+            gs = (*gs, "system:authenticated")
+        return UserInfo(name=name, uid=uid, groups=gs,
+                        extra=tuple(sorted((k, tuple(v)) for k, v in extra.items())))
+
+    # --- resources ---
+    def _info(self, group: str, version: str, plural: str) -> ResourceInfo:
+        try:
+            info: ResourceInfo = self.server.registry.by_resource(group, plural)
+        except KeyError:
+            raise NotFound.make("the server could not find the requested resource") from None
+        if info.version != version and not (info.struct is None and self.server.crs.serves(
+                info, f"{group}/{version}" if group else version)):
+            raise NotFound.make("the server could not find the requested resource")
+        return info
+
+    async def _resource(self, req: _Request, user: UserInfo, group: str, version: str, rest: list[str],
+                        receive: Receive, send: Send) -> _Response | None:
+        watch_path = False
+        if rest[:1] == ["watch"]:  # the deprecated /watch/ prefix (GET only)
+            watch_path, rest = True, rest[1:]
+        namespace = ""
+        if len(rest) >= 3 and rest[0] == "namespaces" and rest[2] not in ("status", "finalize"):
+            namespace, rest = rest[1], rest[2:]
+        if not rest or len(rest) > 3:
+            return self._not_found()
+        plural = rest[0]
+        name = rest[1] if len(rest) > 1 else ""
+        sub = rest[2] if len(rest) > 2 else ""
+        if plural == "namespaces" and name and not namespace:
+            pass  # /api/v1/namespaces/{name}[/status|/finalize]
+        info = self._info(group, version, plural)
+        if namespace and not info.namespaced:
+            return self._not_found()
+        if sub and sub not in info.subresources and not (sub == "log" and (group, plural) == ("", "pods")) \
+                and not (sub in ("binding", "eviction") and (group, plural) == ("", "pods")) \
+                and not (sub == "finalize" and (group, plural) == ("", "namespaces")):
+            return self._not_found()
+        method = req.method
+        if watch_path or (method == "GET" and not name and req.flag("watch")):
+            if method != "GET":
+                raise MethodNotAllowed.make("the server does not allow this method on the requested resource")
+            await self._watch(req, user, info, namespace, receive, send)
+            return None
+        if method == "GET" and sub == "log":
+            return await self._log(req, user, namespace, name)
+        if method == "GET":
+            return await self._get(req, user, info, namespace, name, sub)
+        if method == "POST":
+            return await self._create(req, user, info, namespace, name, sub)
+        if method == "PUT" and name:
+            return await self._update(req, user, info, namespace, name, sub)
+        if method == "PATCH" and name:
+            return await self._patch(req, user, info, namespace, name, sub)
+        if method == "DELETE":
+            return await self._delete(req, user, info, namespace, name, sub)
+        raise ApiError(Status(code=405, reason="MethodNotAllowed",
+                              message="the server does not allow this method on the requested resource"))
+
+    # --- decoding ---
+    def _dry_run(self, req: _Request) -> bool:
+        values = [v for vs in req.query.get("dryRun", []) for v in vs.split(",") if v]
+        for v in values:
+            if v != "All":
+                raise BadRequest.make(f'Invalid dryRun: unsupported value "{v}" (supported: "All")')
+        return bool(values)
+
+    def _decode_body(self, req: _Request, *, allow_yaml: bool = True) -> Any:
+        ctype = req.header("content-type").split(";")[0].strip().lower()
+        if ctype == _PROTOBUF:
+            raise UnsupportedMediaType.make(
+                "the body of the request was in an unknown format - accepted media types include: application/json, "
+                "application/yaml (kubelite does not serve application/vnd.kubernetes.protobuf; use JSON)")
+        if ctype in ("application/json", "", "*/*"):
+            try:
+                return _decode(req.body) if req.body else None
+            except msgspec.DecodeError as e:
+                raise BadRequest.make(f"error decoding JSON: {e}") from None
+        if ctype in ("application/yaml", "application/x-yaml", "text/yaml") and allow_yaml:
+            return _yaml(req.body)
+        raise UnsupportedMediaType.make(
+            f'the body of the request was in an unknown format ("{ctype}") - accepted media types include: '
+            "application/json, application/yaml")
+
+    def _object_body(self, req: _Request) -> dict[str, Any]:
+        body = self._decode_body(req)
+        if not isinstance(body, dict):
+            raise BadRequest.make("the body of the request was in an unknown format: expected a JSON object")
+        return body
+
+    @staticmethod
+    def _field_manager(req: _Request) -> str | None:
+        """upstream's managerOrUserAgent: the fieldManager parameter, else the User-Agent's product name."""
+        manager = req.q("fieldManager")
+        if manager:
+            return manager
+        agent = req.header("user-agent").split("/")[0]
+        return "".join(ch for ch in agent if ch.isprintable())[:128] or None
+
+    async def _handle(self, verb: str, user: UserInfo, info: ResourceInfo, namespace: str, name: str = "",
+                      sub: str = "", body: Any = None, options: Options | None = None) -> Any:
+        """The apiserver's one request entry point: every resource request goes through it."""
+        return await self.server.handle(Request(
+            verb=verb, group=info.group, resource=info.plural, user=user, namespace=namespace, name=name,
+            subresource=sub, body=body, options=options if options is not None else Options(),
+        ))
+
+    # --- verbs ---
+    async def _get(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, name: str,
+                   sub: str) -> _Response:
+        table = wants_table(req.header("accept"))
+        if name:
+            resp = await self._handle("get", user, info, namespace, name, sub)
+            if table and not sub:
+                obj = _decode(resp.data)
+                return self._json(self._tabulator(req, info).table([obj]), content_type=TABLE_MEDIA_TYPE)
+            return _Response(resp.data)
+        limit = req.q("limit")
+        try:
+            limit_n = int(limit) if limit else None
+        except ValueError:
+            raise BadRequest.make(f"limit: invalid value {limit!r}") from None
+        lst = await self._handle("list", user, info, namespace, options=Options(
+            label_selector=req.q("labelSelector"), field_selector=req.q("fieldSelector"),
+            resource_version=req.q("resourceVersion"), resource_version_match=req.q("resourceVersionMatch"),
+            limit=limit_n, continue_=req.q("continue"),
+        ))
+        meta: dict[str, Any] = {"resourceVersion": lst.resource_version}
+        if lst.continue_:
+            meta["continue"] = lst.continue_
+        if lst.remaining_item_count is not None:
+            meta["remainingItemCount"] = lst.remaining_item_count
+        if table:
+            objs = [_decode(d) for d in lst.items]
+            return self._json(self._tabulator(req, info).table(objs, list_meta=meta), content_type=TABLE_MEDIA_TYPE)
+        head = _encode({"kind": lst.kind, "apiVersion": lst.api_version, "metadata": meta})
+        return _Response(head[:-1] + b',"items":[' + b",".join(lst.items) + b"]}")
+
+    def _tabulator(self, req: _Request, info: ResourceInfo) -> Tabulator:
+        columns = None
+        if info.struct is None:
+            columns = []
+            for crd in self.server.read_all("apiextensions.k8s.io", "customresourcedefinitions"):
+                spec = crd.get("spec") or {}
+                if spec.get("group") == info.group and (spec.get("names") or {}).get("plural") == info.plural:
+                    for v in spec.get("versions") or ():
+                        if v.get("name") == info.version:
+                            columns = list(v.get("additionalPrinterColumns") or ())
+        include = req.q("includeObject") or "Metadata"
+        if include not in ("None", "Metadata", "Object"):
+            raise BadRequest.make(f'includeObject: unsupported value "{include}" (supported: None, Metadata, Object)')
+        return Tabulator(info, now=self.cluster.clock.now, printer_columns=columns, include_object=include)
+
+    async def _create(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, name: str,
+                      sub: str) -> _Response:
+        if name and not sub:
+            raise ApiError(Status(code=405, reason="MethodNotAllowed",
+                                  message="the server does not allow this method on the requested resource"))
+        body = self._object_body(req)
+        resp = await self._handle("create", user, info, namespace, name, sub, body, Options(
+            dry_run=self._dry_run(req), field_manager=self._field_manager(req),
+            field_validation=req.q("fieldValidation"),
+        ))
+        return _Response(resp.data, 201, warnings=resp.warnings)
+
+    async def _update(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, name: str,
+                      sub: str) -> _Response:
+        body = self._object_body(req)
+        resp = await self._handle("update", user, info, namespace, name, sub, body, Options(
+            dry_run=self._dry_run(req), field_manager=self._field_manager(req),
+            field_validation=req.q("fieldValidation"),
+        ))
+        return _Response(resp.data, warnings=resp.warnings)
+
+    async def _patch(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, name: str,
+                     sub: str) -> _Response:
+        ctype = req.header("content-type").split(";")[0].strip().lower()
+        patch_type = _PATCH_TYPES.get(ctype)
+        if patch_type is None:
+            raise UnsupportedMediaType.make(
+                f'the body of the request was in an unknown format ("{ctype}") - accepted media types include: '
+                + ", ".join(_PATCH_TYPES))
+        if patch_type == "apply":
+            patch: Any = _yaml(req.body)
+        else:
+            try:
+                patch = _decode(req.body)
+            except msgspec.DecodeError as e:
+                raise BadRequest.make(f"error decoding patch: {e}") from None
+        force_q = req.q("force")
+        force = None if force_q is None else force_q.lower() in ("true", "1")
+        resp = await self._handle("patch", user, info, namespace, name, sub, patch, Options(
+            patch_type=patch_type, dry_run=self._dry_run(req),
+            field_manager=req.q("fieldManager") if patch_type == "apply" else self._field_manager(req), force=force,
+            field_validation=req.q("fieldValidation"),
+        ))
+        return _Response(resp.data, warnings=resp.warnings)
+
+    def _delete_options(self, req: _Request) -> dict[str, Any]:
+        opts: dict[str, Any] = {}
+        if req.body.strip():
+            body = self._decode_body(req)
+            if body is not None and not isinstance(body, dict):
+                raise BadRequest.make("the body of the request was in an unknown format: expected DeleteOptions")
+            opts = dict(body or {})
+        for key in ("gracePeriodSeconds", "propagationPolicy", "orphanDependents"):
+            v = req.q(key)
+            if v is not None:
+                opts[key] = v
+        grace = opts.get("gracePeriodSeconds")
+        if grace is not None:
+            try:
+                opts["gracePeriodSeconds"] = int(grace)
+            except (TypeError, ValueError):
+                raise BadRequest.make(f"gracePeriodSeconds: invalid value {grace!r}") from None
+        orphan = opts.pop("orphanDependents", None)
+        if orphan is not None and "propagationPolicy" not in opts:
+            opts["propagationPolicy"] = "Orphan" if str(orphan).lower() in ("true", "1") else "Background"
+        return opts
+
+    async def _delete(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, name: str,
+                      sub: str) -> _Response:
+        if sub:
+            raise ApiError(Status(code=405, reason="MethodNotAllowed",
+                                  message="the server does not allow this method on the requested resource"))
+        opts = self._delete_options(req)
+        dry_run = self._dry_run(req) or bool(opts.get("dryRun"))
+        options = Options(
+            label_selector=req.q("labelSelector"), field_selector=req.q("fieldSelector"),
+            grace_period_seconds=opts.get("gracePeriodSeconds"), propagation_policy=opts.get("propagationPolicy"),
+            preconditions=opts.get("preconditions"), dry_run=dry_run,
+        )
+        if not name:
+            lst = await self._handle("deletecollection", user, info, namespace, options=options)
+            head = _encode({"kind": lst.kind, "apiVersion": lst.api_version,
+                            "metadata": {"resourceVersion": lst.resource_version}})
+            return _Response(head[:-1] + b',"items":[' + b",".join(lst.items) + b"]}")
+        resp = await self._handle("delete", user, info, namespace, name, options=options)
+        obj = _decode(resp.data)
+        meta = obj.get("metadata") or {}
+        if meta.get("deletionTimestamp"):
+            return _Response(resp.data)  # deletion deferred (finalizers, grace): the object, as upstream returns it
+        if (info.group, info.plural) == ("", "pods"):
+            return _Response(resp.data)  # pods' storage returns the deleted object (ReturnDeletedObject)
+        details = StatusDetails(name=name, group=info.group, kind=info.plural, uid=meta.get("uid"))
+        return self._json({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                           "details": details})
+
+    # --- watch ---
+    async def _watch(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, receive: Receive,
+                     send: Send) -> None:
+        timeout = req.q("timeoutSeconds")
+        try:
+            timeout_s = float(timeout) if timeout else None
+        except ValueError:
+            raise BadRequest.make(f"timeoutSeconds: invalid value {timeout!r}") from None
+        sie = req.q("sendInitialEvents")
+        send_initial = None if sie is None else sie.lower() in ("true", "1")
+        if send_initial and req.q("resourceVersionMatch") not in ("NotOlderThan",):
+            raise BadRequest.make("resourceVersionMatch: Forbidden: sendInitialEvents requires setting "
+                                  "resourceVersionMatch to NotOlderThan")
+        field_selector = req.q("fieldSelector")
+        name_from_path = None
+        del name_from_path
+        table = wants_table(req.header("accept"))
+        tab = self._tabulator(req, info) if table else None
+        expired: ApiError | None = None
+        watcher = None
+        try:
+            watcher = await self._handle("watch", user, info, namespace, options=Options(
+                label_selector=req.q("labelSelector"), field_selector=field_selector,
+                resource_version=req.q("resourceVersion"), allow_bookmarks=req.flag("allowWatchBookmarks"),
+                send_initial_events=send_initial, timeout_seconds=timeout_s,
+            ))
+        except Expired as e:  # the watch cache answers a too-old resourceVersion with an ERROR event
+            expired = e
+        ctype = TABLE_MEDIA_TYPE if table else "application/json"
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", ctype.encode()), (b"cache-control", b"no-cache, private")]})
+        if expired is not None or watcher is None:
+            assert expired is not None
+            await send({"type": "http.response.body", "body": b'{"type":"ERROR","object":' +
+                        _status_body(expired) + b"}\n"})
+            return
+        self.watches += 1
+        w = watcher
+        self._watchers.add(w)
+
+        async def on_disconnect() -> None:
+            while True:
+                msg = await receive()
+                if msg["type"] == "http.disconnect":
+                    w.close("client disconnected")
+                    return
+
+        task = asyncio.get_running_loop().create_task(on_disconnect(), name="kubelite-http-watch-disconnect")
+        self._watch_tasks.add(task)
+        first = True
+        try:
+            while True:
+                ev = await w.next()
+                if ev is None:
+                    break
+                chunk = [self._event_line(ev, tab, first)]
+                first = False
+                while len(chunk) < 512:
+                    more = w.poll()
+                    if more is None:
+                        break
+                    chunk.append(self._event_line(more, tab, False))
+                await send({"type": "http.response.body", "body": b"".join(chunk), "more_body": True})
+            await send({"type": "http.response.body", "body": b""})
+        finally:
+            w.close("stopped")
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+            self._watch_tasks.discard(task)
+            self._watchers.discard(w)
+            self.watches -= 1
+
+    @staticmethod
+    def _event_line(ev: WatchEvent, tab: Tabulator | None, first: bool) -> bytes:
+        data = ev.data
+        if tab is not None and ev.type in ("ADDED", "MODIFIED", "DELETED"):
+            obj = _decode(data)
+            data = _encode(tab.table([obj], list_meta={"resourceVersion": str(ev.rv)}, headers=first))
+        return b'{"type":"' + ev.type.encode() + b'","object":' + data + b"}\n"
+
+    # --- pods/log ---
+    async def _log(self, req: _Request, user: UserInfo, namespace: str, name: str) -> _Response:
+        # pods/log is its own REST object upstream (a connection to the kubelet): authorize "get pods/log",
+        # then read the pod as the server itself does
+        info = self._info("", "v1", "pods")
+        self.server.authorizer.authorize(user, "get", info, "log", namespace, name)
+        resp = await self._handle("get", ADMIN, info, namespace, name)
+        pod = _decode(resp.data)
+        containers = [c["name"] for c in (pod.get("spec") or {}).get("containers") or ()]
+        container = req.q("container")
+        if not container:
+            if len(containers) != 1:
+                raise BadRequest.make(f"a container name must be specified for pod {name}, choose one of: "
+                                      f"[{' '.join(containers)}]")
+            container = containers[0]
+        elif container not in containers:
+            raise BadRequest.make(f"container {container} is not valid for pod {name}")
+        node = (pod.get("spec") or {}).get("nodeName")
+        lines: list[str] = []
+        if node:
+            try:
+                lines = self.cluster.kubelet(node).logs(namespace, name, container)
+            except KeyError:
+                lines = []
+        if not lines:
+            waiting = [s for s in (pod.get("status") or {}).get("containerStatuses") or ()
+                       if s.get("name") == container and "running" not in (s.get("state") or {})
+                       and "terminated" not in (s.get("state") or {})]
+            if waiting or not node:
+                reason = ((waiting[0].get("state") or {}).get("waiting") or {}).get("reason", "ContainerCreating") \
+                    if waiting else "ContainerCreating"
+                raise BadRequest.make(f'container "{container}" in pod "{name}" is waiting to start: {reason}')
+        if not req.flag("timestamps"):
+            lines = [line.partition(" ")[2] for line in lines]
+        tail = req.q("tailLines")
+        if tail is not None and tail.isdigit():
+            lines = lines[-int(tail):] if int(tail) else []
+        text = "".join(line + "\n" for line in lines)
+        return _Response(text.encode(), content_type="text/plain")
+
+
+def _yaml(data: bytes) -> Any:
+    try:
+        return yaml.safe_load(data) if data.strip() else None
+    except yaml.YAMLError as e:
+        raise BadRequest.make(f"error converting YAML to JSON: {e}") from None

@@ -1,0 +1,214 @@
+"""Serving the REST API on a real socket, in the cluster's own event loop (uvicorn), with a kubeconfig.
+
+Contract:
+- :func:`serve` runs uvicorn's ``Server`` as a task of the running loop, so the operator under test (its
+  aiohttp/httpx code, kopf, kubernetes_asyncio) and the cluster share one loop and one (virtual) clock. The
+  socket is bound before the block is entered, so the URL is connectable at once.
+- Loopback only by default (``host="127.0.0.1"``); ``port=0`` picks a free port.
+- An admin bearer token is registered for the block (generated unless given) and written, with the URL, into
+  ``kubeconfig`` if a path is given; ``tls=True`` generates a throwaway CA and a server certificate for
+  127.0.0.1/localhost (the kubeconfig carries the CA).
+- On exit every watch is closed, connections are shut down and the server task is awaited: nothing is left
+  running. uvicorn's once-every-0.1-s housekeeping tick is replaced by a wait on exit, so an idle server adds
+  no timers to the loop (virtual time can jump straight to the next real event).
+
+Why uvicorn: HTTP/1.1 parsing, chunked streaming, keep-alive, flow control, TLS and slow-client handling are
+what a well-kept server already gets right (h11 underneath); kubelite only writes the ASGI app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import datetime
+import os
+import secrets
+import socket
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+from kubelite.http.app import ApiApp
+
+__all__ = ["Endpoint", "kubeconfig_yaml", "serve"]
+
+
+class Endpoint(str):
+    """The server's URL (``https://127.0.0.1:PORT``), with what a client needs to reach it."""
+
+    token: str
+    ca_file: str | None
+    kubeconfig: str | None
+    app: ApiApp
+    port: int
+    _task: asyncio.Task[None]
+
+    def __new__(cls, url: str, *, token: str, ca_file: str | None, kubeconfig: str | None, app: ApiApp,
+                port: int, task: asyncio.Task[None]) -> Endpoint:
+        self = super().__new__(cls, url)
+        self.token, self.ca_file, self.kubeconfig, self.app, self.port = token, ca_file, kubeconfig, app, port
+        self._task = task
+        return self
+
+    async def wait_stopped(self) -> None:
+        """Until the server stops (``signals=True``: on SIGINT/SIGTERM)."""
+        await asyncio.shield(self._task)
+
+    @property
+    def url(self) -> str:
+        return str(self)
+
+
+def kubeconfig_yaml(url: str, token: str, *, ca_pem: bytes | None = None, namespace: str = "default") -> str:
+    """A kubeconfig with one cluster, one token user and one current context named ``kubelite``."""
+    import yaml
+
+    cluster: dict[str, Any] = {"server": url}
+    if ca_pem is not None:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
+    doc = {
+        "apiVersion": "v1", "kind": "Config", "preferences": {},
+        "clusters": [{"name": "kubelite", "cluster": cluster}],
+        "users": [{"name": "kubelite-admin", "user": {"token": token}}],
+        "contexts": [{"name": "kubelite", "context": {"cluster": "kubelite", "user": "kubelite-admin",
+                                                      "namespace": namespace}}],
+        "current-context": "kubelite",
+    }
+    return str(yaml.safe_dump(doc, sort_keys=False))
+
+
+def _self_signed(directory: Path) -> tuple[Path, Path, bytes]:
+    """A CA and a server certificate for 127.0.0.1 / localhost / ::1 (cert file, key file, CA PEM)."""
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    # certificate validity is wall-clock business (clients check it against their own clock)
+    now = datetime.datetime.now(datetime.UTC)  # noqa: TID251 - TLS validity is checked on clients' real clocks
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kubelite-ca")])
+    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+          .not_valid_after(now + datetime.timedelta(days=30))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+                                       content_commitment=False, key_encipherment=False, data_encipherment=False,
+                                       key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
+          .sign(ca_key, hashes.SHA256()))
+    key = ec.generate_private_key(ec.SECP256R1())
+    san = x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+                                       x509.IPAddress(ipaddress.ip_address("::1"))])
+    cert = (x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kube-apiserver")]))
+            .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=30))
+            .add_extension(san, critical=False)
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    ca_pem = ca.public_bytes(serialization.Encoding.PEM)
+    cert_file, key_file = directory / "apiserver.crt", directory / "apiserver.key"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    (directory / "ca.crt").write_bytes(ca_pem)
+    return cert_file, key_file, ca_pem
+
+
+def _write(path: str, text: str) -> None:
+    Path(path).write_text(text)
+
+
+def _uvicorn_server(config: Any, *, signals: bool) -> Any:
+    import uvicorn
+
+    class _Server(uvicorn.Server):
+        """uvicorn's Server, waiting for exit instead of ticking every 0.1 s (see the module docstring)."""
+
+        def __init__(self, config: Any) -> None:
+            super().__init__(config)
+            self.exit_event = asyncio.Event()
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if not signals:
+                yield
+                return
+            with super().capture_signals():
+                yield
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            super().handle_exit(sig, frame)
+            with contextlib.suppress(RuntimeError):
+                asyncio.get_running_loop().call_soon_threadsafe(self.exit_event.set)
+
+        async def main_loop(self) -> None:
+            await self.on_tick(0)  # default headers
+            await self.exit_event.wait()
+
+        def stop(self) -> None:
+            self.should_exit = True
+            self.exit_event.set()
+
+    return _Server(config)
+
+
+@contextlib.asynccontextmanager
+async def serve(cluster: Any, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
+                tls: bool = False, kubeconfig: str | os.PathLike[str] | None = None, signals: bool = False,
+                log_level: str = "warning") -> AsyncIterator[Endpoint]:
+    """Serve ``cluster``'s API on ``host:port`` for the block; yields the :class:`Endpoint` (a URL string)."""
+    import uvicorn
+
+    token = token or secrets.token_urlsafe(24)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto=IPPROTO_TCP matters: asyncio only disables Nagle (TCP_NODELAY) on sockets that say they are TCP, and
+    # a Nagle-delayed segment waits for the peer's delayed ACK, a kernel timer the virtual clock cannot see.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    sock.setblocking(False)
+    bound_port = sock.getsockname()[1]
+    with tempfile.TemporaryDirectory(prefix="kubelite-serve-") as tmp:
+        ssl: dict[str, Any] = {}
+        ca_pem: bytes | None = None
+        ca_file: str | None = None
+        if tls:
+            cert_file, key_file, ca_pem = _self_signed(Path(tmp))
+            ssl = {"ssl_certfile": str(cert_file), "ssl_keyfile": str(key_file)}
+            ca_file = str(Path(tmp) / "ca.crt")
+        scheme = "https" if tls else "http"
+        url_host = f"[{host}]" if family == socket.AF_INET6 else host
+        url = f"{scheme}://{url_host}:{bound_port}"
+        app = ApiApp(cluster, admin_token=token, server_address=f"{url_host}:{bound_port}")
+        config = uvicorn.Config(
+            app, lifespan="off", log_level=log_level, access_log=False, http="h11", ws="none",
+            timeout_keep_alive=3600, timeout_graceful_shutdown=5, date_header=False, server_header=False, **ssl,
+        )
+        server = _uvicorn_server(config, signals=signals)
+        task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]), name="kubelite-http-server")
+        kube_path: str | None = None
+        if kubeconfig is not None:
+            kube_path = str(kubeconfig)
+            _write(kube_path, kubeconfig_yaml(url, token, ca_pem=ca_pem))
+        try:
+            while not server.started:
+                if task.done():
+                    task.result()
+                    raise RuntimeError("the HTTP server stopped during startup")
+                await cluster.clock.sleep(0)
+            yield Endpoint(url, token=token, ca_file=ca_file, kubeconfig=kube_path, app=app, port=bound_port,
+                           task=task)
+        finally:
+            app.close_watches()
+            server.stop()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            sock.close()
+            cluster.apiserver.authenticator.remove_token(token)

@@ -1,0 +1,130 @@
+"""Server-side printing: ``Accept: application/json;as=Table;v=v1;g=meta.k8s.io`` (meta.k8s.io/v1 Table).
+
+Contract:
+- Kinds that :mod:`kubelite.kubectl` prints get exactly its columns (the ``printers.go`` handlers); priority-1
+  columns are the ``-o wide`` ones. Custom resources get their CRD's ``additionalPrinterColumns`` (simple
+  JSONPaths), else Name and Age; every other kind gets upstream's default convertor (Name, Created At).
+- ``includeObject``: ``None``, ``Metadata`` (default: a PartialObjectMetadata) or ``Object``.
+- Cells are computed on the cluster's clock (``now``), so ages are virtual ages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from kubelite.api.resources import ResourceInfo
+from kubelite.kubectl import rows_core, rows_workloads
+from kubelite.kubectl.timefmt import since
+
+__all__ = ["TABLE_MEDIA_TYPE", "Tabulator", "wants_table"]
+
+TABLE_MEDIA_TYPE = "application/json;as=Table;v=v1;g=meta.k8s.io"
+
+_ROWS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Any]] = {**rows_core.ROWS, **rows_workloads.ROWS}
+_ROW_GROUPS = {"pods": "", "nodes": "", "namespaces": "", "services": "", "events": "", "configmaps": "",
+               "secrets": "", "persistentvolumeclaims": "", "persistentvolumes": "", "endpointslices": "discovery.k8s.io",
+               "deployments": "apps", "replicasets": "apps", "statefulsets": "apps", "daemonsets": "apps",
+               "jobs": "batch", "cronjobs": "batch", "horizontalpodautoscalers": "autoscaling",
+               "poddisruptionbudgets": "policy"}
+
+
+def wants_table(accept: str) -> bool:
+    """Whether an Accept header asks for a meta.k8s.io/v1 Table first (kubectl adds a JSON fallback)."""
+    for part in accept.split(","):
+        params = {p.strip().partition("=")[0]: p.strip().partition("=")[2] for p in part.split(";")[1:]}
+        if params.get("as") == "Table" and params.get("g", "meta.k8s.io") == "meta.k8s.io":
+            return params.get("v", "v1") in ("v1", "v1beta1")
+    return False
+
+
+def _col(name: str, priority: int = 0, type_: str = "string", fmt: str = "") -> dict[str, Any]:
+    return {"name": name, "type": type_, "format": fmt, "description": "", "priority": priority}
+
+
+def _title(column: str) -> str:
+    return " ".join(w.capitalize() for w in column.split())
+
+
+def _jsonpath(obj: Any, path: str) -> Any:
+    """The value at a simple JSONPath (``.spec.replicas``, ``.status.conditions[0].type``), or None."""
+    cur = obj
+    for part in path.strip().lstrip(".").replace("[", ".[").split("."):
+        if not part:
+            continue
+        if part.startswith("[") and part.endswith("]"):
+            idx = part[1:-1]
+            if not (isinstance(cur, list) and idx.lstrip("-").isdigit()):
+                return None
+            i = int(idx)
+            cur = cur[i] if -len(cur) <= i < len(cur) else None
+        elif isinstance(cur, Mapping):
+            cur = cur.get(part)
+        else:
+            return None
+        if cur is None:
+            return None
+    return cur
+
+
+class Tabulator:
+    """Rows for one resource: built once per request, applied to each object (and each watch event)."""
+
+    def __init__(self, info: ResourceInfo, *, now: Callable[[], float], printer_columns: Sequence[Mapping[str, Any]]
+                 | None = None, include_object: str = "Metadata") -> None:
+        self.info = info
+        self.now = now
+        self.include_object = include_object
+        printer = _ROWS.get(info.plural) if _ROW_GROUPS.get(info.plural) == info.group else None
+        self._row: Callable[[Mapping[str, Any]], list[Any]]
+        if printer is not None:
+            columns, wide, fn = printer
+            self.columns = [_col(_title(c), 0, fmt="name" if c == "NAME" else "") for c in columns]
+            self.columns += [_col(_title(c), 1) for c in wide]
+
+            def row(o: Mapping[str, Any]) -> list[Any]:
+                return list(fn(o, self.now(), True))
+
+            self._row = row
+        elif printer_columns is not None:
+            cols = [c for c in printer_columns if c.get("jsonPath")]
+            if not cols:
+                cols = [{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}]
+            self.columns = [_col("Name", 0, fmt="name")] + [
+                _col(str(c.get("name", "")), int(c.get("priority") or 0), str(c.get("type") or "string"),
+                     str(c.get("format") or "")) for c in cols]
+
+            def row(o: Mapping[str, Any]) -> list[Any]:
+                cells: list[Any] = [(o.get("metadata") or {}).get("name", "")]
+                for c in cols:
+                    v = _jsonpath(o, str(c["jsonPath"]))
+                    if c.get("type") == "date" and isinstance(v, str):
+                        v = since(v, self.now())
+                    cells.append(v if v is not None else None)
+                return cells
+
+            self._row = row
+        else:
+            self.columns = [_col("Name", 0, fmt="name"), _col("Created At", 0, "date")]
+
+            def row(o: Mapping[str, Any]) -> list[Any]:
+                meta = o.get("metadata") or {}
+                return [meta.get("name", ""), meta.get("creationTimestamp")]
+
+            self._row = row
+
+    def _object(self, o: Mapping[str, Any]) -> Any:
+        if self.include_object == "None":
+            return None
+        if self.include_object == "Object":
+            return o
+        return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.get("metadata") or {}}
+
+    def table(self, objects: Sequence[Mapping[str, Any]], *, list_meta: Mapping[str, Any] | None = None,
+              headers: bool = True) -> dict[str, Any]:
+        rows = [{"cells": self._row(o), "object": self._object(o)} for o in objects]
+        out: dict[str, Any] = {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": dict(list_meta or {})}
+        if headers:
+            out["columnDefinitions"] = self.columns
+        out["rows"] = rows
+        return out
