@@ -19,11 +19,14 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import msgspec
 
+from kubelite.api import jsonsafe
 from kubelite.api.codec import json_decoder
 from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import ResourceInfo
+from kubelite.apiserver.auth.impersonation import impersonate
 from kubelite.apiserver.auth.user import ADMIN, UserInfo
 from kubelite.errors import BadRequest, Expired
+from kubelite.perturb import Perturber
 from kubelite.store.watch import BOOKMARK, ERROR, Watcher, WatchEvent
 
 if TYPE_CHECKING:
@@ -119,8 +122,14 @@ class Client:
 
     def __init__(
         self, server: ApiServer, *, user: UserInfo = ADMIN, field_manager: str | None = None,
-        namespace: str = "default",
+        namespace: str = "default", perturber: Perturber | None = None,
     ) -> None:
+        """``perturber``: a seeded decision source asked before and after every request (see
+        :mod:`kubelite.perturb`); clients derived from this one share it."""
+        if perturber is not None:
+            from kubelite.client.perturbed import PerturbedServer
+
+            server = PerturbedServer(server, perturber)  # type: ignore[assignment]
         self._server = server
         self.user = user
         self.field_manager = field_manager
@@ -129,12 +138,12 @@ class Client:
 
     # --- identities ---
     def as_user(self, name: str, groups: Sequence[str] = (), *, uid: str = "") -> Client:
-        """A client acting as ``name`` in ``groups`` (plus ``system:authenticated``)."""
-        gs = tuple(groups)
-        if "system:authenticated" not in gs:
-            gs = (*gs, "system:authenticated")
-        return Client(self._server, user=UserInfo(name=name, uid=uid, groups=gs), field_manager=self.field_manager,
-                      namespace=self.namespace)
+        """A client acting as ``name`` in ``groups`` (plus ``system:authenticated``).
+
+        Impersonation is authorized as upstream's filter does it: this client's user needs the
+        ``impersonate`` verb on the user (or service account), each group and the uid (403 otherwise)."""
+        user = impersonate(self._server.rbac, self.user, name, tuple(groups), uid=uid)
+        return Client(self._server, user=user, field_manager=self.field_manager, namespace=self.namespace)
 
     def with_token(self, token: str | None) -> Client:
         """A client authenticated by a bearer token (401 Unauthorized if the token is unknown)."""
@@ -176,7 +185,10 @@ class Client:
         """A private deep copy of ``obj`` as JSON data."""
         if isinstance(obj, msgspec.Struct):
             return msgspec.to_builtins(obj)  # type: ignore[no-any-return]
-        return _decode(_encode(obj))  # type: ignore[no-any-return]
+        try:
+            return _decode(jsonsafe.encode(obj))  # type: ignore[no-any-return]
+        except RecursionError:
+            raise BadRequest.make(str(jsonsafe.TooDeep())) from None
 
     def _ns(self, info: ResourceInfo, namespace: str | None, obj: dict[str, Any] | None = None) -> str:
         if not info.namespaced:

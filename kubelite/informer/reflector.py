@@ -18,6 +18,9 @@ Contract:
   waits (exponential backoff: 800 ms doubling to 30 s, jitter 1.0, reset every 2 minutes) and starts
   over with a list. A 429 on opening a watch backs off and re-watches without relisting. Other
   exceptions are bugs and propagate out of :meth:`run`.
+- **Undecodable objects are skipped.** An object the typed decoder rejects (listed or watched) is
+  logged (``list_item_undecodable``/``watch_event_undecodable``), counted in ``undecodable`` and
+  skipped; the informer keeps serving every other object.
 - **Watches rotate.** Each watch asks for a random ``timeoutSeconds`` in [5 min, 10 min) (upstream
   ``minWatchTimeout``), so long runs spread re-watches over virtual time.
 - **Resync.** While watching, every ``resync_period`` seconds (0: never) ``store.resync()`` is called
@@ -50,6 +53,7 @@ from kubelite.errors import (
 from kubelite.informer.backoff import BackoffManager
 from kubelite.informer.meta import annotations_of
 from kubelite.informer.store import meta_namespace_key_func
+from kubelite.perturb import Perturber
 
 __all__ = ["DEFAULT_PAGE_SIZE", "MIN_WATCH_TIMEOUT", "Reflector", "ReflectorStore"]
 
@@ -62,6 +66,7 @@ DEFAULT_PAGE_SIZE = 500
 _INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 _ADDED, _MODIFIED, _DELETED, _BOOKMARK = "ADDED", "MODIFIED", "DELETED", "BOOKMARK"
+_CHANGES = (_ADDED, _MODIFIED, _DELETED)
 
 
 class ReflectorStore(Protocol):
@@ -96,7 +101,7 @@ class Reflector:
         fields: str | dict[str, str] | None = None, resync_period: float = 0.0, name: str = "",
         page_size: int | None = None, use_watch_list: bool = False,
         should_resync: Callable[[], bool] | None = None, backoff: BackoffManager | None = None,
-        min_watch_timeout: float = MIN_WATCH_TIMEOUT,
+        min_watch_timeout: float = MIN_WATCH_TIMEOUT, perturber: Perturber | None = None,
     ) -> None:
         self.client = client
         self.resource = resource
@@ -114,12 +119,16 @@ class Reflector:
         self.backoff = backoff if backoff is not None else BackoffManager.reflector_default(clock=clock, rng=rng)
         # upstream: a minimum above the default raises the maximum with it; never below the default
         self.min_watch_timeout = max(min_watch_timeout, MIN_WATCH_TIMEOUT)
+        # the ``watch`` perturbation point (kubelite.perturb); None: the plain hot path
+        self.perturber = perturber
+        self.site = f"{client.user.name}/{self.name}"
         self._last_sync_rv = ""
         # The last list or watch at _last_sync_rv got 410/too large: relist from the latest revision.
         self._last_sync_rv_unavailable = False
         self._relist_after_expired = False
         self._resync_handle: TimerHandle | None = None
         self.lists = 0
+        self.undecodable = 0  # objects skipped because the typed decoder rejected them
         self.watches = 0
         self.relists_after_expired = 0
         self.errors = 0
@@ -210,9 +219,26 @@ class Reflector:
 
     async def _list_all(self, rv: str) -> tuple[list[Any], str]:
         """Every page of a list (upstream ``tools/pager``), falling back to one unpaged list if a
-        continue token expires mid-way."""
+        continue token expires mid-way. An object the typed decoder rejects is logged and skipped, so one
+        bad object cannot starve every consumer of the informer."""
+        try:
+            return await self._list_pages(rv, self.resource)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            pass
+        raw, list_rv = await self._list_pages(rv, self.client._info(self.resource).group_resource)  # as dicts
+        cls: Any = self.resource
+        items = []
+        for d in raw:
+            try:
+                items.append(msgspec.convert(d, cls))
+            except msgspec.ValidationError as err:
+                self.undecodable += 1
+                log.error("list_item_undecodable", reflector=self.name, key=meta_namespace_key_func(d), error=str(err))
+        return items, list_rv
+
+    async def _list_pages(self, rv: str, res: Any) -> tuple[list[Any], str]:
         scope = self._scope()
-        client, res = self.client, self.resource
+        client = self.client
         page = await client.list_page(res, resource_version=rv or None, limit=self.page_size, **scope)
         items = list(page.items)
         list_rv = page.resource_version
@@ -246,10 +272,18 @@ class Reflector:
                     self.last_error = err
                     await self.clock.sleep(self.backoff.step())
                     continue
+            relist = False
             try:
-                await self._handle_watch(stream)
+                if self.perturber is None:
+                    await self._handle_watch(stream)
+                else:
+                    relist = await self._handle_watch_perturbed(stream, self.perturber)
             finally:
                 stream.stop()
+            if relist:  # the perturber dropped the watch: relist, then watch again
+                await self._list()
+                stream = None
+                continue
             if stream.close_reason != "timeout":  # a timeout is the normal rotation
                 log.debug("watch_closed", reflector=self.name, reason=stream.close_reason)
             stream = None
@@ -264,11 +298,17 @@ class Reflector:
         poll = stream.poll
         events = aiter(stream)
         while True:
-            ev = poll()
-            if ev is None:
-                ev = await anext(events, None)
+            try:
+                ev = poll()
                 if ev is None:
-                    return
+                    ev = await anext(events, None)
+                    if ev is None:
+                        return
+            except (msgspec.ValidationError, msgspec.DecodeError) as err:
+                # an object the typed decoder rejects: skip it rather than let the informer die
+                self.undecodable += 1
+                log.error("watch_event_undecodable", reflector=self.name, error=str(err))
+                continue
             typ, obj, rv = ev
             if typ == _MODIFIED:
                 update(obj)
@@ -279,6 +319,53 @@ class Reflector:
             elif typ != _BOOKMARK:
                 raise self._watch_error(obj)
             self._last_sync_rv = rv
+
+    async def _handle_watch_perturbed(self, stream: WatchStream, p: Perturber) -> bool:
+        """:meth:`_handle_watch` asking ``p`` before each event; True when it dropped the watch to relist.
+
+        A delay sleeps before applying the event (the events behind it wait in order, as on a slow
+        connection); a hold collects up to that many more events (at most one second) and applies them
+        back to back; a relist drops the watch, waits out the gap (events meanwhile are missed, so
+        deletions come back from the relist as tombstones) and lists again, at the last revision seen
+        or, for ``expire``, at the latest one as after a compaction (410)."""
+        store, clock, site = self.store, self.clock, self.site
+        while True:
+            ev = stream.poll()
+            if ev is None:
+                ev = await anext(aiter(stream), None)
+                if ev is None:
+                    return False
+            batch = [ev]
+            action = p.watch_event(site, f"{ev[0]} {meta_namespace_key_func(ev[1])}") if ev[0] in _CHANGES else None
+            if action is not None:
+                kind, amount = action
+                with p.holding():
+                    if kind == "delay":
+                        await clock.sleep(amount)
+                    elif kind == "hold":
+                        with clock.move_on_after(1.0):
+                            while len(batch) <= amount:
+                                more = stream.poll() or await anext(aiter(stream), None)
+                                if more is None:
+                                    break
+                                batch.append(more)
+                    else:  # relist / expire
+                        stream.stop()
+                        await clock.sleep(amount)
+                        if kind == "expire":
+                            self._last_sync_rv_unavailable = True
+                            self._relist_after_expired = True
+                        return True
+            for typ, obj, rv in batch:
+                if typ == _MODIFIED:
+                    store.update(obj)
+                elif typ == _ADDED:
+                    store.add(obj)
+                elif typ == _DELETED:
+                    store.delete(obj)
+                elif typ != _BOOKMARK:
+                    raise self._watch_error(obj)
+                self._last_sync_rv = rv
 
     @staticmethod
     def _watch_error(obj: Any) -> ApiError:
