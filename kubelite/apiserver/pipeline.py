@@ -136,8 +136,8 @@ class Decoder:
             if schema is not None:
                 _handle_unknown(mode, unknown_fields(body, schema), body, schema, warnings, prune)
             return body
-        strategy = self.strategies.for_resource(info)
-        typed = self._typed(info.struct, info.kind, info.version, strategy.schema, body, mode, warnings)
+        typed = self._typed(info.struct, info.kind, info.version,
+                            lambda: self.strategies.for_resource(info).schema(), body, mode, warnings)
         if is_apply:
             return body  # apply configurations keep explicit nulls (they mean "remove"), so only check them
         out: dict[str, Any] = msgspec.to_builtins(typed)

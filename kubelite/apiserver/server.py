@@ -188,31 +188,29 @@ class ApiServer:
         (``WithPanicRecovery``): a 500 InternalError whose ``__cause__`` is the original exception (also
         logged), never a raw exception. Cancellation passes through."""
         try:
-            return await self._serve(req)
+            info = self.tables.resource(req.group, req.resource)
+            verb, sub = req.verb, req.subresource
+            namespace = req.namespace if info.namespaced else ""
+            if namespace != req.namespace:
+                req = _with(req, namespace=namespace)
+            self.faults.check(verb, info.group, info.plural, namespace, req.name, user=req.user.name,
+                              subresource=sub)
+            if info.namespaced and not namespace and verb not in _COLLECTION_VERBS:
+                raise BadRequest.make("the namespace of the provided object is empty")
+            # a create names no object: the name is the body's, not the request's (RequestInfo has none)
+            authz_name = "" if verb == "create" and not sub else req.name
+            self.authorizer.authorize(req.user, verb, info, sub, namespace, authz_name)
+            rest = self.rest(info, sub)
+            if verb not in rest.verbs(info):
+                target = f"{info.group_resource}/{sub}" if sub else f'resources of kind "{info.group_resource}"'
+                raise MethodNotAllowed.make(f"{verb} is not supported on {target}")
+            return await getattr(rest, method_name(verb))(info, req)
         except ApiError:
             raise
         except Exception as e:
             log.error("apiserver_internal_error", verb=req.verb, group=req.group, resource=req.resource,
                       subresource=req.subresource, namespace=req.namespace, name=req.name, exc_info=True)
             raise InternalError.make(f"Internal error occurred: {e!s}", causes=[StatusCause(message=str(e))]) from e
-
-    async def _serve(self, req: Request) -> Any:
-        info = self.tables.resource(req.group, req.resource)
-        verb, sub = req.verb, req.subresource
-        namespace = req.namespace if info.namespaced else ""
-        if namespace != req.namespace:
-            req = _with(req, namespace=namespace)
-        self.faults.check(verb, info.group, info.plural, namespace, req.name, user=req.user.name, subresource=sub)
-        if info.namespaced and not namespace and verb not in _COLLECTION_VERBS:
-            raise BadRequest.make("the namespace of the provided object is empty")
-        # a create names no object: the name is the body's, not the request's (RequestInfo has none)
-        authz_name = "" if verb == "create" and not sub else req.name
-        self.authorizer.authorize(req.user, verb, info, sub, namespace, authz_name)
-        rest = self.rest(info, sub)
-        if verb not in rest.verbs(info):
-            target = f"{info.group_resource}/{sub}" if sub else f'resources of kind "{info.group_resource}"'
-            raise MethodNotAllowed.make(f"{verb} is not supported on {target}")
-        return await getattr(rest, method_name(verb))(info, req)
 
     # --- the verbs, as the in-process client calls them ---
     async def create(

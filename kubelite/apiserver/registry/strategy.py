@@ -110,11 +110,14 @@ class Strategy:
     def __init__(self, info: ResourceInfo) -> None:
         self.info = info
         self.has_status = "status" in info.subresources
+        self._schema: Schema | None = None
 
     # --- shape ---
     def schema(self) -> Schema | None:
         """The structural schema of the kind (pruning, strategic merge)."""
-        return builtin_schemas().get(self.info.schema_ref) if self.info.schema_ref is not None else None
+        if self._schema is None and self.info.schema_ref is not None:
+            self._schema = builtin_schemas().get(self.info.schema_ref)
+        return self._schema
 
     def ssa_schema(self) -> Schema | None:
         """The schema managedFields and server-side apply use."""
