@@ -167,7 +167,9 @@ class CustomResources:
         errs: list[FieldError] = []
         meta = obj["metadata"]
         name = meta.get("name") or ""
-        if not name:
+        if not isinstance(name, str):  # custom resources' metadata is not typed by a decoder
+            errs.append(FieldError.invalid("metadata.name", name, "must be a string"))
+        elif not name:
             errs.append(FieldError.required("metadata.name", "name or generateName is required"))
         else:
             errs.extend(FieldError.invalid("metadata.name", name, m) for m in name_is_dns_subdomain(name, False))

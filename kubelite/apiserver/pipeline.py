@@ -32,7 +32,7 @@ from kubelite.errors import BadRequest, Forbidden
 
 __all__ = ["Authorizer", "Decoder"]
 
-_encode = msgspec.json.Encoder().encode
+_encode = jsonsafe.encode  # lone surrogates become U+FFFD, as upstream's JSON decoder makes them
 
 
 class Authorizer:
@@ -177,6 +177,12 @@ class Decoder:
             return msgspec.convert(body, struct)
         except msgspec.ValidationError:
             pass
+        except UnicodeEncodeError:
+            # a lone surrogate: what upstream's JSON decoder makes of one (U+FFFD), then decode again
+            clean = jsonsafe.replace_surrogates(body)
+            body.clear()
+            body.update(clean)
+            return self._typed(struct, kind, version, schema_fn, body, mode, warnings)
         try:
             return msgspec.json.decode(_encode(body), type=struct)
         except msgspec.ValidationError as e:

@@ -290,6 +290,12 @@ async def fuzz_batch(cluster: Cluster, data: st.DataObject, counter: list[int]) 
             await one_request(data, cluster.apiserver, user)
         except ApiError as e:
             rejected = e
+            cause = e.__cause__
+            if cause is not None and not isinstance(cause, ApiError):
+                # the pipeline's last-resort 500 around a Python exception: still a violation
+                if _COLLECT is None:
+                    raise
+                _COLLECT.append(cause)
         except Exception as e:  # the invariant's violation; the triage mode collects them all
             if _COLLECT is None:
                 raise

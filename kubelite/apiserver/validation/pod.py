@@ -347,13 +347,7 @@ def validate_pod_template_meta(template: Any, path: str, errs: list[FieldError])
 def validate_pod_template_spec(template: Any, path: str, errs: list[FieldError]) -> None:
     """``ValidatePodTemplateSpec``: template labels/annotations, then the PodSpec."""
     template = as_dict(template)
-    meta = as_dict(template.get("metadata"))
-    template_labels = meta.get("labels")
-    if template_labels:
-        labels(template_labels, f"{path}.labels", errs)
-    annotations = meta.get("annotations")
-    if annotations:
-        errs.extend(names.validate_annotations(annotations, f"{path}.annotations"))
+    validate_pod_template_meta(template, path, errs)
     spec = as_dict(template.get("spec"))
     validate_pod_spec(spec, f"{path}.spec", errs)
     if spec.get("ephemeralContainers"):
