@@ -111,7 +111,7 @@ class ApiServer:
         self.strategies = StrategySet(crs=self.crs, rbac=self.rbac, service_ips=self.service_ips)
         self.generic_store = GenericStore(
             clock=clock, rng=rng, tables=self.tables, admission=self.admission, field_manager=self.field_manager,
-            authorize=self.authorizer.authorize, track_managed_fields=track_managed_fields,
+            authorize=self.authorizer.authorize_implied, track_managed_fields=track_managed_fields,
         )
         self.scope = Scope(
             clock=clock, rng=rng, tables=self.tables, store=self.generic_store, strategies=self.strategies,
