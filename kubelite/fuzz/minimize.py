@@ -132,9 +132,16 @@ def describe_decision(d: Decision, context: str = "") -> str:
 def story(lines: Sequence[str], result: RunResult, *, limit: int = 40) -> list[str]:
     """The trace of a (shrunk) run as lines a person can follow (see the module docstring)."""
     out: list[str] = []
+    last_key = ""  # the object key of the latest commit: a write's own commit comes right before its note
     for line in lines:
         t, _, rest = line.partition(" ")
         stamp = f"t={int(t) / 1000:g}s"
+        parts = rest.split(" ")
+        if len(parts) == 5 and parts[0].isdigit():  # a commit: rv type resource key hash
+            last_key = parts[3]
+            continue
+        if rest.startswith("api ") and rest.endswith("*") and last_key.startswith(parts[-1][:-1]):
+            rest = f"{rest[:-len(parts[-1])]}{last_key}"  # a generateName create: name what it created
         if rest.startswith("decide "):
             head, _, context = rest[len("decide "):].partition(" | ")
             ref, action, value = head.split(" ", 2)

@@ -143,20 +143,27 @@ class SchedulePerturber:
             with self.holding():
                 await self.clock.sleep(float(d.value))
 
+    def _draw_pause(self, rng: random.Random) -> tuple[tuple[str, float | int] | None, float]:
+        """A yield or a latency at an ``api`` point, or None and what is left of the uniform draw (for the
+        point's own failure mode: a fault before the request, a lost answer after it)."""
+        k = self.knobs
+        u = rng.random()
+        if (u := u - k.api_yield) < 0:
+            return ("yield", rng.randint(1, 3)), u
+        if (u := u - k.api_latency) < 0:
+            return ("latency", _ms(rng.uniform(0.001, k.max_latency))), u
+        return None, u
+
     async def before_request(self, call: ApiCall) -> None:
         if not self._api_in_scope(call):
             return
         k = self.knobs
 
         def draw(rng: random.Random) -> tuple[str, float | int] | None:
-            u = rng.random()
-            if (u := u - k.api_yield) < 0:
-                return ("yield", rng.randint(1, 3))
-            if (u := u - k.api_latency) < 0:
-                return ("latency", _ms(rng.uniform(0.001, k.max_latency)))
-            if u - k.api_fail < 0 and k.fail_codes:
+            choice, u = self._draw_pause(rng)
+            if choice is None and u - k.api_fail < 0 and k.fail_codes:
                 return ("fail", rng.choice(k.fail_codes))
-            return None
+            return choice
 
         d = self._decide(f"api.before:{call.user}", draw, repr(call))
         if d is None:
@@ -185,14 +192,10 @@ class SchedulePerturber:
         write = call.is_write
 
         def draw(rng: random.Random) -> tuple[str, float | int] | None:
-            u = rng.random()
-            if (u := u - k.api_yield) < 0:
-                return ("yield", rng.randint(1, 3))
-            if (u := u - k.api_latency) < 0:
-                return ("latency", _ms(rng.uniform(0.001, k.max_latency)))
-            if write and u - k.api_timeout < 0:
+            choice, u = self._draw_pause(rng)
+            if choice is None and write and u - k.api_timeout < 0:
                 return ("timeout", 0)
-            return None
+            return choice
 
         d = self._decide(f"api.after:{call.user}", draw, repr(call))
         if d is None:

@@ -124,3 +124,20 @@ def test_run_seeds_rejects_an_empty_range(tmp_path: Path) -> None:
     scenario = ROOT / "scenarios" / "nginx-example.yaml"
     r = CliRunner().invoke(main, ["run", str(scenario), "--seeds", "5..1"])
     assert r.exit_code == 2 and "--seeds" in r.output
+
+
+def test_run_a_setup_function_with_crds_from_a_directory(tmp_path: Path) -> None:
+    import yaml
+
+    from . import planted
+
+    crds = tmp_path / "crds"
+    crds.mkdir()
+    (crds / "widgets.yaml").write_text(yaml.safe_dump(planted.WIDGET_CRD))
+    r = CliRunner().invoke(main, ["fuzz", "run", "tests.fuzz.planted:config_fixed_setup", "--crds", str(crds),
+                                  "--runs", "3", "--out", str(tmp_path / "out")])
+    assert r.exit_code == 0, r.output
+    assert "runs 3" in r.output and "no failure found" in r.output
+    r = CliRunner().invoke(main, ["fuzz", "run", "tests.fuzz.planted:config_fixed_setup", "--runs", "1", "--no-shrink",
+                                  "--out", str(tmp_path / "out")])
+    assert r.exit_code == 1 and "exception" in r.output  # without its CRD the setup fails: a finding, not a pass

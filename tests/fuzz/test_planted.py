@@ -38,6 +38,7 @@ def test_the_bug_is_found_shrunk_and_replayed(bug: str) -> None:
     assert 1 <= len(small.schedule) <= 5
     assert len(small.schedule) <= len(report.failure.schedule)
     assert small.story[-1].endswith(small.failure.message)
+    assert not any(line.endswith("-*") for line in small.story)  # generateName creates are named
     again = replay(small, target=buggy)  # raises ReplayMismatch if the trace differs
     assert again.digest == small.digest
 
