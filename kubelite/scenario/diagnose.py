@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kubelite.scenario.expressions import Expression
+from kubelite.scenario.expr_values import show
+from kubelite.scenario.expressions import Expression, Unknown, Verdict
 from kubelite.scenario.printing import pod_status
 
 __all__ = ["diagnose_expectation", "diagnose_pod"]
@@ -108,26 +109,21 @@ def _suspects(view: Any, expr: Expression) -> list[tuple[str, str]]:
     return [(p["metadata"].get("namespace", "default"), p["metadata"]["name"]) for p in bad]
 
 
-def diagnose_expectation(view: Any, expr: Expression, value: Any) -> str:
-    """What to say when ``expr`` did not hold: its final value and the suspicious pods' diagnoses."""
-    lines = [f"the expression was {_show(value)} at the end"]
+def diagnose_expectation(view: Any, expr: Expression, verdict: Any) -> str:
+    """What to say when ``expr`` did not hold: its value (or why it is unknown), each comparison that did
+    not hold with the values it compared, and the suspicious pods' diagnoses."""
+    if isinstance(verdict, Verdict):
+        value = verdict.value
+        if isinstance(value, Unknown):
+            lines = [f"unknown: {value.reason}"]
+        else:
+            lines = [f"the expression was {show(value)}"]
+        lines.extend(f"  {x}" for x in verdict.explain())
+    else:
+        lines = [f"the expression was {show(verdict)}"]
     suspects = _suspects(view, expr)
     for ns, name in suspects[:MAX_PODS]:
         lines.append(diagnose_pod(view, ns, name))
     if len(suspects) > MAX_PODS:
         lines.append(f"... and {len(suspects) - MAX_PODS} more pods not Ready")
     return "\n".join(lines)
-
-
-def _show(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return f"{v:g}"
-    if isinstance(v, list):
-        return f"a list of {len(v)}"
-    if isinstance(v, dict):
-        return "an object"
-    return repr(v) if isinstance(v, str) else str(v)

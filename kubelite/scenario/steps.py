@@ -35,10 +35,11 @@ class StepError(Exception):
 class StepContext:
     """What steps act on. ``traffic`` maps "namespace/service" to a running traffic handle."""
 
-    def __init__(self, cluster: Any, *, network: Any, base: Path) -> None:
+    def __init__(self, cluster: Any, *, network: Any, base: Path, registry: Any = None) -> None:
         self.cluster = cluster
         self.base = base
         self.network = network
+        self.registry = registry
         self.traffic: dict[str, Any] = {}
         self.finished_traffic: dict[str, list[Any]] = {}
 
@@ -84,7 +85,9 @@ def _group_kind(kind: str) -> str:
             "replicaset": "replicaset.apps", "rs": "replicaset.apps", "job": "job.batch"}.get(kind, kind)
 
 
-async def run_step(ctx: StepContext, step: f.Step) -> str:
+async def run_step(ctx: StepContext, step: f.Step, *, view: Any = None) -> str:
+    """Run one step; ``view`` (the runner's :class:`~kubelite.scenario.view.ClusterView`) resolves
+    references such as ``deployment/web`` for a pod."""
     try:
         return await _run(ctx, step)
     except ApiError as e:
