@@ -96,7 +96,7 @@ def _suspects(view: Any, expr: Expression) -> list[tuple[str, str]]:
                 ns = ref.rpartition("/")[0] or "default"
                 selectors.append((ns, ",".join(f"{k}={v}" for k, v in sorted(labels.items()))))
     if named:
-        return named
+        return list(dict.fromkeys(named))
     pods = []
     for ns, sel in selectors:
         pods.extend(view.pods_matching(namespace=ns, label=sel))

@@ -127,7 +127,12 @@ class Var(Node):
 
     def eval(self, ctx: Context) -> Any:
         ctx.tick(self)
-        return ctx.env.now if self.name == "now" else ctx.env.metrics
+        if self.name == "now":
+            return ctx.env.now
+        if self.name == "metrics":
+            return ctx.env.metrics
+        request = getattr(ctx.env, "request", None)  # only an admission hook's condition has one
+        return Unknown("'request' is only defined in an admission hook's denyIf") if request is None else request
 
 
 class Group(Node):

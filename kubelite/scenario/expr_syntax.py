@@ -278,9 +278,9 @@ class _Parser:
         if t.kind == "name":
             if self.at_op("("):
                 return self.call(t)
-            if t.value in ("now", "metrics"):
+            if t.value in ("now", "metrics", "request"):
                 return n.Var(t.value, t.pos, t.pos, t.end)
-            raise self.error(f"unknown name {t.value!r} (the variables are 'now' and 'metrics'; "
+            raise self.error(f"unknown name {t.value!r} (the variables are 'now', 'metrics' and 'request'; "
                              f"functions are called with parentheses; strings are quoted)", t)
         raise self.error(f"unexpected {_describe(t)}", t)
 

@@ -87,7 +87,7 @@ class Expression:
         self._root = root
         self.origin = origin
         #: whether the value can change without any object changing (it reads `now` or `metrics`)
-        self.uses_time = any(isinstance(x, _n.Var) for x in _walk(root))
+        self.uses_time = any(isinstance(x, _n.Var) and x.name != "request" for x in _walk(root))
         #: whether it reads `metrics`
         self.uses_metrics = any(isinstance(x, _n.Var) and x.name == "metrics" for x in _walk(root))
 

@@ -132,6 +132,11 @@ class _Step(_S, frozen=True, kw_only=True, tag_field="action"):
     at: Duration | None = None
     when: str | None = None
     timeout: Duration | None = None
+    #: act as this user (API steps; RBAC applies), with these groups
+    as_user: str | None = msgspec.field(default=None, name="as")
+    as_groups: list[str] = []
+    #: the step is expected to be rejected with an error containing this text (it fails if it succeeds)
+    expect_error: str | None = None
 
 
 class Apply(_Step, frozen=True, kw_only=True, tag="apply"):
@@ -192,8 +197,59 @@ class RecoverNode(_Step, frozen=True, kw_only=True, tag="recoverNode"):
     node: str
 
 
-class CrashContainer(_Step, frozen=True, kw_only=True, tag="crashContainer"):
+class CrashNode(_Step, frozen=True, kw_only=True, tag="crashNode"):
+    """The whole node dies (power loss): its kubelet stops and its containers stop answering."""
+
+    node: str
+
+
+class AddNode(_Step, frozen=True, kw_only=True, tag="addNode"):
+    """A pool of ``count`` new nodes ``<pool>-0``, ``<pool>-1``, ... joins the cluster."""
+
+    pool: str
+    count: int = 1
+    capacity: dict[str, str | int] | None = None
+    labels: dict[str, str] = {}
+    taints: list[Taint] = []
+    zones: list[str] | None = None
+    instance_type: str | None = None
+
+
+class CrashControllerManager(_Step, frozen=True, kw_only=True, tag="crashControllerManager"):
+    pass
+
+
+class RestartControllerManager(_Step, frozen=True, kw_only=True, tag="restartControllerManager"):
+    pass
+
+
+class DropWatches(_Step, frozen=True, kw_only=True, tag="dropWatches"):
+    """Every open watch is closed (as an apiserver restart or a load balancer does); clients resume."""
+
+
+class RegisterAdmissionHook(_Step, frozen=True, kw_only=True, tag="registerAdmissionHook"):
+    """A validating admission webhook: a request it matches is denied when ``denyIf`` holds; the
+    expression sees ``request`` (operation, namespace, name, object, oldObject, user)."""
+
+    hook: str
+    resources: list[str] = msgspec.field(default_factory=lambda: ["*"])
+    operations: list[str] = msgspec.field(default_factory=lambda: ["CREATE", "UPDATE"])
+    deny_if: str
+    message: str = "denied by policy"
+
+
+class FailReadiness(_Step, frozen=True, kw_only=True, tag="failReadiness"):
+    """From now on the readiness probe of the pod's container fails (the app stops answering /ready)."""
+
     pod: str
+    namespace: str = "default"
+    container: str | None = None
+
+
+class CrashContainer(_Step, frozen=True, kw_only=True, tag="crashContainer"):
+    #: "NAME", "NS/NAME", or "deployment/NAME" (the oldest of the Deployment's pods)
+    pod: str
+    namespace: str = "default"
     container: str | None = None
 
 
@@ -238,7 +294,8 @@ class Wait(_Step, frozen=True, kw_only=True, tag="wait"):
 
 Step = (Apply | Patch | Delete | Scale | RolloutRestart | RolloutUndo | Cordon | Uncordon | Drain | FailNode
         | RecoverNode | CrashContainer | MakeUnpullable | BreakCni | StartTraffic | StopTraffic | InjectFault
-        | Wait)
+        | Wait | CrashNode | AddNode | CrashControllerManager | RestartControllerManager | DropWatches
+        | RegisterAdmissionHook | FailReadiness)
 
 
 class Scenario(_S, frozen=True, kw_only=True):
@@ -667,6 +724,11 @@ def _check(ctx: _Ctx, sc: Scenario) -> list[tuple[dict[str, Any], tuple[str, int
         _duration(ctx, (*p, "at"), st.at)
         _duration(ctx, (*p, "timeout"), st.timeout)
         _expression(ctx, (*p, "when"), st.when)
+        if isinstance(st, RegisterAdmissionHook):
+            _expression(ctx, (*p, "denyIf"), st.deny_if)
+            for j, op in enumerate(st.operations):
+                if op.upper() not in ("CREATE", "UPDATE", "DELETE", "CONNECT", "*"):
+                    ctx.add((*p, "operations", j), f"unknown operation {op!r} (CREATE, UPDATE, DELETE, CONNECT)")
         for name in ("duration", "after"):
             if isinstance(getattr(st, name, None), str | int | float):
                 _duration(ctx, (*p, name), getattr(st, name))

@@ -14,7 +14,7 @@ INVALID = [
     ("wrong type", HEAD + "steps:\n  - action: scale\n    target: deployment/web\n    replicas: three\n",
      5, "steps[0].replicas", "Expected int, got str"),
     ("unknown action", HEAD + "steps:\n  - action: scael\n    target: deployment/web\n",
-     3, "steps[0].action", "unknown action 'scael' (one of: apply, breakCni,"),
+     3, "steps[0].action", "unknown action 'scael' (one of: addNode, apply, breakCni,"),
     ("unknown field", HEAD + "cluster:\n  nodePools:\n    - count: 2\n      colour: red\n",
      5, "cluster.nodePools[0].colour", "unknown field"),
     ("missing field", HEAD + "steps:\n  - action: scale\n    target: deployment/web\n",
