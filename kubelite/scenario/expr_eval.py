@@ -135,18 +135,24 @@ class Var(Node):
         return Unknown("'request' is only defined in an admission hook's denyIf") if request is None else request
 
 
-class Group(Node):
+class Unary(Node):
+    """A node with one operand."""
+
     __slots__ = ("x",)
 
     def __init__(self, x: Node, pos: int, start: int, end: int) -> None:
         self.x = x
         self._at(pos, start, end, x)
 
-    def eval(self, ctx: Context) -> Any:
-        return self.x.eval(ctx)
-
     def children(self) -> list[Node]:
         return [self.x]
+
+
+class Group(Unary):
+    __slots__ = ()
+
+    def eval(self, ctx: Context) -> Any:
+        return self.x.eval(ctx)
 
 
 class ListLit(Node):
@@ -312,14 +318,25 @@ def _truth(ctx: Context, node: Node, v: Any) -> bool | Unknown:
     raise ctx.error(f"cannot use {type_name(v)} as a condition", node)
 
 
-class Logic(Node):
-    """Kleene ``and``/``or``, short-circuiting on the deciding value."""
+class Binary(Node):
+    """An operator with two operands."""
 
     __slots__ = ("left", "op", "right")
 
     def __init__(self, op: str, left: Node, right: Node, pos: int, start: int, end: int) -> None:
         self.op, self.left, self.right = op, left, right
         self._at(pos, start, end, left, right)
+
+    def children(self) -> list[Node]:
+        return [self.left, self.right]
+
+
+class Logic(Binary):
+    """Kleene ``and``/``or``, short-circuiting on the deciding value."""
+
+    __slots__ = ()
+
+
 
     def eval(self, ctx: Context) -> Any:
         ctx.tick(self)
@@ -336,32 +353,18 @@ class Logic(Node):
             return b
         return not decisive
 
-    def children(self) -> list[Node]:
-        return [self.left, self.right]
 
-
-class Not(Node):
-    __slots__ = ("x",)
-
-    def __init__(self, x: Node, pos: int, start: int, end: int) -> None:
-        self.x = x
-        self._at(pos, start, end, x)
+class Not(Unary):
+    __slots__ = ()
 
     def eval(self, ctx: Context) -> Any:
         ctx.tick(self)
         v = _truth(ctx, self.x, self.x.eval(ctx))
         return v if isinstance(v, Unknown) else not v
 
-    def children(self) -> list[Node]:
-        return [self.x]
 
-
-class Neg(Node):
-    __slots__ = ("x",)
-
-    def __init__(self, x: Node, pos: int, start: int, end: int) -> None:
-        self.x = x
-        self._at(pos, start, end, x)
+class Neg(Unary):
+    __slots__ = ()
 
     def eval(self, ctx: Context) -> Any:
         ctx.tick(self)
@@ -411,13 +414,10 @@ def _contains(ctx: Context, node: Compare, a: Any, b: Any) -> bool:
     raise ctx.error(f"'in' needs a string, list or object on the right, not {type_name(b)}", node)
 
 
-class Compare(Node):
-    __slots__ = ("left", "op", "right")
+class Compare(Binary):
+    __slots__ = ()
     cmp_level = True
 
-    def __init__(self, op: str, left: Node, right: Node, pos: int, start: int, end: int) -> None:
-        self.op, self.left, self.right = op, left, right
-        self._at(pos, start, end, left, right)
 
     def eval(self, ctx: Context) -> Any:
         ctx.tick(self)
@@ -453,16 +453,10 @@ class Compare(Node):
             return a > b
         return a >= b
 
-    def children(self) -> list[Node]:
-        return [self.left, self.right]
 
+class Arith(Binary):
+    __slots__ = ()
 
-class Arith(Node):
-    __slots__ = ("left", "op", "right")
-
-    def __init__(self, op: str, left: Node, right: Node, pos: int, start: int, end: int) -> None:
-        self.op, self.left, self.right = op, left, right
-        self._at(pos, start, end, left, right)
 
     def eval(self, ctx: Context) -> Any:
         ctx.tick(self)
@@ -499,9 +493,6 @@ class Arith(Node):
         if op == "/":
             return _bounded(ctx, self, float(a) / float(b))
         return _bounded(ctx, self, a % b)
-
-    def children(self) -> list[Node]:
-        return [self.left, self.right]
 
 
 class Call(Node):
