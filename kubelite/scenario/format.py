@@ -751,10 +751,6 @@ def _check(ctx: _Ctx, sc: Scenario) -> list[tuple[dict[str, Any], tuple[str, int
             ctx.add((*p, "type"), f"unsupported patch type {st.type!r} (strategic, merge or json)")
         if isinstance(st, InjectFault) and st.error not in (409, 429, 500, 503, "timeout"):
             ctx.add((*p, "error"), f"unsupported error {st.error!r} (409, 429, 500, 503 or timeout)")
-        check_step = getattr(st, "check", None)
-        if callable(check_step):
-            for field, message in check_step():
-                ctx.add((*p, field) if field else p, message)
     for i, ex in enumerate(sc.expect):
         p = ("expect", i)
         kinds = [k for k, v in (("eventually", ex.eventually), ("always", ex.always), ("atEnd", ex.at_end))
