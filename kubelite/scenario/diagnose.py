@@ -109,6 +109,36 @@ def _suspects(view: Any, expr: Expression) -> list[tuple[str, str]]:
     return [(p["metadata"].get("namespace", "default"), p["metadata"]["name"]) for p in bad]
 
 
+_WORKLOADS = ("deployment", "statefulset", "daemonset", "replicaset", "job")
+
+
+def _workloads(view: Any, expr: Expression) -> list[str]:
+    """One line per workload the expression names: its desired and observed replica counts."""
+    from kubelite.scenario.view import KIND_RESOURCES
+
+    out = []
+    for fn, args in dict.fromkeys((fn, tuple(a for a in args if isinstance(a, str))) for fn, args in expr.calls()):
+        if fn not in _WORKLOADS or not args:
+            continue
+        ref = args[0]
+        obj = view.get(KIND_RESOURCES[fn], ref)
+        ns, _, name = ref.rpartition("/")
+        what = f"{fn} {ns or 'default'}/{name}"
+        if obj is None:
+            out.append(f"{what} does not exist")
+            continue
+        spec, st = obj.get("spec") or {}, obj.get("status") or {}
+        if fn == "job":
+            out.append(f"{what}: active {st.get('active', 0)}, succeeded {st.get('succeeded', 0)}, "
+                       f"failed {st.get('failed', 0)} (completions {spec.get('completions')})")
+            continue
+        fields = [f"{k} {st.get(k, 0)}" for k in ("replicas", "readyReplicas", "updatedReplicas", "availableReplicas",
+                                                   "currentNumberScheduled", "numberReady") if k in st]
+        want = spec.get("replicas", st.get("desiredNumberScheduled"))
+        out.append(f"{what}: want {want}; " + (", ".join(fields) or "no status yet"))
+    return out
+
+
 def diagnose_expectation(view: Any, expr: Expression, verdict: Any) -> str:
     """What to say when ``expr`` did not hold: its value (or why it is unknown), each comparison that did
     not hold with the values it compared, and the suspicious pods' diagnoses."""
@@ -121,6 +151,7 @@ def diagnose_expectation(view: Any, expr: Expression, verdict: Any) -> str:
         lines.extend(f"  {x}" for x in verdict.explain())
     else:
         lines = [f"the expression was {show(verdict)}"]
+    lines.extend(_workloads(view, expr))
     suspects = _suspects(view, expr)
     for ns, name in suspects[:MAX_PODS]:
         lines.append(diagnose_pod(view, ns, name))

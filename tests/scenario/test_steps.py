@@ -297,3 +297,30 @@ expect:
     (e,) = r.expectations
     assert not e.passed, e
     assert e.at is not None and e.at < 1.0, e.at
+
+
+async def test_a_diagnosis_shows_the_compared_values_and_the_objects() -> None:
+    r = await run("""\
+name: diagnosis
+until: 20s
+cluster: {nodePools: [{count: 1}]}
+manifests:
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web}
+    spec:
+      replicas: 2
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec: {containers: [{name: web, image: nginx:1.25}]}
+expect:
+  - name: three ready
+    eventually: deployment("web").status.readyReplicas == 3
+    within: 10s
+""")
+    (e,) = r.expectations
+    assert not e.passed and e.at == 10.0
+    d = e.diagnosis or ""
+    assert 'deployment("web").status.readyReplicas == 3: 2 == 3 is false' in d, d
+    assert "deployment default/web: want 2; replicas 2, readyReplicas 2" in d, d
