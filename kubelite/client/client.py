@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import msgspec
 
+from kubelite.api.codec import json_decoder
 from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.auth.user import ADMIN, UserInfo
@@ -34,14 +35,8 @@ T = TypeVar("T", bound=msgspec.Struct)
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
-_decoders: dict[type, msgspec.json.Decoder[Any]] = {}
 
-
-def _decoder(cls: type) -> msgspec.json.Decoder[Any]:
-    d = _decoders.get(cls)
-    if d is None:
-        d = _decoders[cls] = msgspec.json.Decoder(cls)
-    return d
+_decoder = json_decoder
 
 
 class PatchType:
@@ -319,9 +314,11 @@ class Client:
     async def replace(
         self, obj: Any, *, name: str | None = None, namespace: str | None = None, field_manager: str | None = None,
         dry_run: bool = False, subresource: str = "", field_validation: str | None = None,
+        resource: ResourceRef | None = None,
     ) -> Any:
-        """PUT: the whole object (its metadata.resourceVersion, if set, is a precondition)."""
-        info = self._info_of(obj)
+        """PUT: the whole object (its metadata.resourceVersion, if set, is a precondition). ``resource`` names the
+        resource when ``obj`` is of another kind than the one written (a ``Scale`` PUT to ``<resource>/scale``)."""
+        info = self._info(resource) if resource is not None else self._info_of(obj)
         body = self._body(obj)
         name = name or (body.get("metadata") or {}).get("name") or ""
         resp = await self._server.update(

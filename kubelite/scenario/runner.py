@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from kubelite.cluster import Cluster
-from kubelite.kubelet.workload import ImageRegistry
 from kubelite.scenario import format as f
 from kubelite.scenario.diagnose import diagnose_expectation, diagnose_pod
 from kubelite.scenario.expressions import FUNCTIONS, Expression, ExpressionError, Origin, compile_expression
@@ -38,6 +37,7 @@ from kubelite.scenario.steps import StepContext, StepError, describe_step, run_s
 from kubelite.scenario.validate import check_manifests
 from kubelite.scenario.view import KIND_RESOURCES, ClusterView, kind_of
 from kubelite.watchdog import LivelockError
+from kubelite.workload import ImageRegistry
 
 __all__ = ["FINAL_KINDS", "run_scenario", "run_scenario_async"]
 
