@@ -141,22 +141,15 @@ def _progress_bar(until: float) -> Any:
               help="Run once per seed (1..500, or 1,5,9) and report each expectation's pass rate.")
 def run(scenario: Path, seed: int | None, until: str | None, output: str, report: Path | None,
         seeds: str | None) -> None:
-    """Run a SCENARIO on virtual time: exit 0 if every expectation holds, 1 if one fails, 2 if invalid."""
-    from kubelite.scenario import ScenarioError, load_scenario, parse_duration, render_text, run_scenario
+    """Run a SCENARIO on virtual time: exit 0 if every expectation holds, 1 if one fails, 2 if invalid,
+    3 if the run stopped making virtual progress (livelock)."""
+    from kubelite.scenario import render_text
     from kubelite.scenario.result import encode_json
 
-    try:
-        sc = load_scenario(scenario)
-        limit = None if until is None else parse_duration(until)
-    except ScenarioError as e:
-        click.echo(f"error: {e}", err=True)
-        sys.exit(2)
-    except ValueError as e:
-        click.echo(f"error: --until: {e}", err=True)
-        sys.exit(2)
+    sc, limit = _load(scenario, until, "--until")
     if seeds is not None:
         _run_seeds(sc, scenario, seeds, limit)
-    total = limit if limit is not None else parse_duration(sc.until)
+    total = limit if limit is not None else _duration(sc.until)
     bar = _progress_bar(total)
     done = 0
 
@@ -168,9 +161,9 @@ def run(scenario: Path, seed: int | None, until: str | None, output: str, report
 
     if bar is not None:
         with bar:
-            result = run_scenario(sc, seed=seed, until=limit, progress=progress)
+            result = _run(sc, seed, limit, progress)
     else:
-        result = run_scenario(sc, seed=seed, until=limit)
+        result = _run(sc, seed, limit, None)
     if output == "json":
         sys.stdout.buffer.write(encode_json(result) + b"\n")
         sys.stdout.flush()
@@ -257,28 +250,69 @@ def _run_seeds(sc: Any, path: Path, seeds: str, limit: float | None) -> None:
     except ValueError as e:
         click.echo(f"error: --seeds: {e}", err=True)
         sys.exit(2)
-    result = run_seeds(sc, seed_list, until=limit)
+    from kubelite.scenario import ScenarioError
+    from kubelite.watchdog import LivelockError
+
+    try:
+        result = run_seeds(sc, seed_list, until=limit)
+    except ScenarioError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    except LivelockError as e:
+        click.echo(f"error: livelock: {e}", err=True)
+        sys.exit(3)
     click.echo(render_seeds(result, str(path)), nl=False)
     sys.exit(0 if result.passed else 1)
 
 
-def _replay(scenario: Path, seed: int | None, at: str | None) -> tuple[Any, float]:
-    """Re-run SCENARIO deterministically up to AT (default: its end): (result, absolute virtual now)."""
-    from kubelite.scenario import ScenarioError, load_scenario, parse_duration, run_scenario
+def _duration(text: Any) -> float:
+    from kubelite.scenario import parse_duration
+
+    return parse_duration(text)
+
+
+def _load(scenario: Path, limit_text: str | None, option: str) -> tuple[Any, float | None]:
+    """The validated scenario and the --until/--at limit; exit 2 with every problem when invalid."""
+    from kubelite.scenario import ScenarioError, load_scenario
 
     try:
         sc = load_scenario(scenario)
-        limit = None if at is None else parse_duration(at)
     except ScenarioError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)
+    try:
+        limit = None if limit_text is None else _duration(limit_text)
     except ValueError as e:
-        click.echo(f"error: --at: {e}", err=True)
+        click.echo(f"error: {option}: {e}", err=True)
         sys.exit(2)
-    result = run_scenario(sc, seed=seed, until=limit)
-    # Objects carry absolute virtual timestamps and the run's times are relative to its t = 0: the
-    # absolute time of t = 0 is `result.start` when the runner records it, else the clock's start.
-    return result, float(getattr(result, "start", EPOCH)) + result.until
+    return sc, limit
+
+
+def _run(sc: Any, seed: int | None, limit: float | None, progress: Any) -> Any:
+    """Run (after validating every manifest): exit 2 when a manifest is invalid, 3 when the run stops
+    making virtual progress (the watchdog's diagnosis is printed), never a hang or a traceback."""
+    from kubelite.scenario import ScenarioError, run_scenario
+    from kubelite.watchdog import LivelockError
+
+    try:
+        return run_scenario(sc, seed=seed, until=limit, progress=progress)
+    except ScenarioError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    except LivelockError as e:
+        click.echo(f"error: livelock: {e}", err=True)
+        sys.exit(3)
+    except KeyboardInterrupt:
+        click.echo("error: livelock: the run stopped making progress and did not yield (interrupted)", err=True)
+        sys.exit(3)
+
+
+def _replay(scenario: Path, seed: int | None, at: str | None) -> tuple[Any, float]:
+    """Re-run SCENARIO deterministically up to AT (default: its end): (result, absolute virtual now)."""
+    sc, limit = _load(scenario, at, "--at")
+    result = _run(sc, seed, limit, None)
+    # Objects carry absolute virtual timestamps and the run's times are relative to its t = 0
+    return result, float(result.start or EPOCH) + result.until
 
 
 _AT_HELP = "Virtual time to stop the run at, e.g. 90s, 10m (default: the scenario's end)."

@@ -578,6 +578,36 @@ class Kubelet:
                 return
         raise KeyError(f"{namespace}/{pod}")
 
+    def fail_readiness(self, namespace: str, pod: str, container: str | None = None) -> None:
+        """Fault switch: from now on the readiness probe of ``container`` (default: every container with one)
+        fails, as when the app stops answering its readiness endpoint; liveness is unaffected. Used by the
+        scenario step ``failReadiness``."""
+        import msgspec
+
+        from kubelite.kubelet.probes import READINESS
+
+        w = self.worker(namespace, pod)
+        if w is None:
+            raise KeyError(f"{namespace}/{pod}")
+        now = self.clock.now()
+        hit = False
+        for rec in w.containers:
+            if (container is not None and rec.name != container) or rec.profile is None:
+                continue
+            probes = [p for p in rec.probes.values() if p.spec.kind == READINESS]
+            if not probes:
+                continue
+            elapsed = now - (rec.started_at if rec.started_at is not None else now)
+            rec.profile = msgspec.structs.replace(rec.profile, ready_after=elapsed + 1e12,
+                                                  healthy_after=rec.profile.healthy_from())
+            for probe in probes:
+                probe.next_at = probe._tick_at_or_after(now)
+            hit = True
+        if not hit:
+            raise ValueError(f"pod {namespace}/{pod} has no running container with a readinessProbe"
+                             + (f" named {container}" if container else ""))
+        self._sync(w)
+
     def set_device_health(self, device_id: str, healthy: bool) -> None:
         self.devices.set_health(device_id, healthy)
         self._alloc_units = None

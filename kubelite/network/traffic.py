@@ -49,6 +49,7 @@ NOT_RUNNING = "container not running"
 NOT_SERVING = "not serving yet"
 HUNG = "hung"
 EXITED = "shut down"
+NODE_DOWN = "node down"
 
 
 def pod_ip_index(pod: Any) -> list[str]:
@@ -149,6 +150,8 @@ class Traffic:
         self.rng = rng
         self.registry = registry if registry is not None else ImageRegistry()
         self._profiles: dict[tuple[str, str], ImageProfile] = {}
+        #: nodes that are down (power loss): their pods answer nothing, whatever the API still says
+        self.down_nodes: set[str] = set()
 
     def start(self, service: str, namespace: str = "default", rate_per_s: float = 100.0, from_node: str | None = None,
               duration: float | None = None, *, port: int | None = None) -> TrafficHandle:
@@ -199,6 +202,8 @@ class Traffic:
         spec, st, meta = pod.spec, pod.status, pod.metadata
         if st is None or st.phase != "Running" or spec is None:
             return NOT_RUNNING
+        if spec.node_name in self.down_nodes:
+            return NODE_DOWN
         statuses = {cs.name: cs for cs in st.container_statuses or ()}
         killed_at = None
         if meta.deletion_timestamp is not None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kubelite.scenario.expressions import Expression
+from kubelite.scenario.expr_values import show
+from kubelite.scenario.expressions import Expression, Unknown, Verdict
 from kubelite.scenario.printing import pod_status
 
 __all__ = ["diagnose_expectation", "diagnose_pod"]
@@ -95,7 +96,7 @@ def _suspects(view: Any, expr: Expression) -> list[tuple[str, str]]:
                 ns = ref.rpartition("/")[0] or "default"
                 selectors.append((ns, ",".join(f"{k}={v}" for k, v in sorted(labels.items()))))
     if named:
-        return named
+        return list(dict.fromkeys(named))
     pods = []
     for ns, sel in selectors:
         pods.extend(view.pods_matching(namespace=ns, label=sel))
@@ -108,26 +109,52 @@ def _suspects(view: Any, expr: Expression) -> list[tuple[str, str]]:
     return [(p["metadata"].get("namespace", "default"), p["metadata"]["name"]) for p in bad]
 
 
-def diagnose_expectation(view: Any, expr: Expression, value: Any) -> str:
-    """What to say when ``expr`` did not hold: its final value and the suspicious pods' diagnoses."""
-    lines = [f"the expression was {_show(value)} at the end"]
+_WORKLOADS = ("deployment", "statefulset", "daemonset", "replicaset", "job")
+
+
+def _workloads(view: Any, expr: Expression) -> list[str]:
+    """One line per workload the expression names: its desired and observed replica counts."""
+    from kubelite.scenario.view import KIND_RESOURCES
+
+    out = []
+    for fn, args in dict.fromkeys((fn, tuple(a for a in args if isinstance(a, str))) for fn, args in expr.calls()):
+        if fn not in _WORKLOADS or not args:
+            continue
+        ref = args[0]
+        obj = view.get(KIND_RESOURCES[fn], ref)
+        ns, _, name = ref.rpartition("/")
+        what = f"{fn} {ns or 'default'}/{name}"
+        if obj is None:
+            out.append(f"{what} does not exist")
+            continue
+        spec, st = obj.get("spec") or {}, obj.get("status") or {}
+        if fn == "job":
+            out.append(f"{what}: active {st.get('active', 0)}, succeeded {st.get('succeeded', 0)}, "
+                       f"failed {st.get('failed', 0)} (completions {spec.get('completions')})")
+            continue
+        fields = [f"{k} {st.get(k, 0)}" for k in ("replicas", "readyReplicas", "updatedReplicas", "availableReplicas",
+                                                   "currentNumberScheduled", "numberReady") if k in st]
+        want = spec.get("replicas", st.get("desiredNumberScheduled"))
+        out.append(f"{what}: want {want}; " + (", ".join(fields) or "no status yet"))
+    return out
+
+
+def diagnose_expectation(view: Any, expr: Expression, verdict: Any) -> str:
+    """What to say when ``expr`` did not hold: its value (or why it is unknown), each comparison that did
+    not hold with the values it compared, and the suspicious pods' diagnoses."""
+    if isinstance(verdict, Verdict):
+        value = verdict.value
+        if isinstance(value, Unknown):
+            lines = [f"unknown: {value.reason}"]
+        else:
+            lines = [f"the expression was {show(value)}"]
+        lines.extend(f"  {x}" for x in verdict.explain())
+    else:
+        lines = [f"the expression was {show(verdict)}"]
+    lines.extend(_workloads(view, expr))
     suspects = _suspects(view, expr)
     for ns, name in suspects[:MAX_PODS]:
         lines.append(diagnose_pod(view, ns, name))
     if len(suspects) > MAX_PODS:
         lines.append(f"... and {len(suspects) - MAX_PODS} more pods not Ready")
     return "\n".join(lines)
-
-
-def _show(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return f"{v:g}"
-    if isinstance(v, list):
-        return f"a list of {len(v)}"
-    if isinstance(v, dict):
-        return "an object"
-    return repr(v) if isinstance(v, str) else str(v)

@@ -130,14 +130,14 @@ def _traffic(handles: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
             for reason, n in h_errors.items():
                 s_err[reason] = s_err.get(reason, 0) + n
         by_service[key] = {"sent": s_sent, "succeeded": s_ok, "failed": s_sent - s_ok,
-                           "success_rate": round(s_ok / s_sent, 6) if s_sent else 1.0,
+                           "success_rate": round(s_ok / s_sent, 6) if s_sent else None,
                            "errors": dict(sorted(s_err.items()))}
         sent += s_sent
         ok += s_ok
         for reason, n in s_err.items():
             errors[reason] = errors.get(reason, 0) + n
     return {"sent": sent, "succeeded": ok, "failed": sent - ok,
-            "success_rate": round(ok / sent, 6) if sent else 1.0, "errors": dict(sorted(errors.items())),
+            "success_rate": round(ok / sent, 6) if sent else None, "errors": dict(sorted(errors.items())),
             "by_service": by_service}
 
 
@@ -187,7 +187,7 @@ def _scheduling(view: Any, scheduler: Any) -> dict[str, Any]:
     pods = view.list("pods")
     bound = sum(1 for p in pods if (p.get("spec") or {}).get("nodeName"))
     return {
-        "attempts": attempts, "success_rate": round(st.scheduled / total, 6) if total else 1.0,
+        "attempts": attempts, "success_rate": round(st.scheduled / total, 6) if total else None,
         "pods_scheduled": bound, "pods_unscheduled": len(pods) - bound,
         "preemption_attempts": st.preemption_attempts, "preemption_victims": st.preemption_victims,
     }

@@ -71,6 +71,8 @@ class RunResult(msgspec.Struct, kw_only=True):
     #: the scenario's description, and the steps as they ran: (time, text)
     description: str = ""
     steps: list[tuple[float, str]] = []
+    #: the cluster clock's reading at t = 0 (objects' timestamps are absolute)
+    start: float = 0.0
 
 
 _encoder = msgspec.json.Encoder(order="deterministic")

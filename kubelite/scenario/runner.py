@@ -28,12 +28,15 @@ from typing import Any
 from kubelite.cluster import Cluster
 from kubelite.scenario import format as f
 from kubelite.scenario.diagnose import diagnose_expectation, diagnose_pod
-from kubelite.scenario.expressions import Expression, ExpressionError, compile_expression
-from kubelite.scenario.format import Scenario, parse_duration
+from kubelite.scenario.expressions import FUNCTIONS, Expression, ExpressionError, Origin, compile_expression
+from kubelite.scenario.format import Scenario, origins_of, parse_duration
 from kubelite.scenario.metrics import ConvergenceTracker, compute_metrics, lazy_metrics
 from kubelite.scenario.result import ExpectationResult, RunResult, Series
+from kubelite.scenario.stall import StallGuard
 from kubelite.scenario.steps import StepContext, StepError, describe_step, run_step
-from kubelite.scenario.view import ClusterView
+from kubelite.scenario.validate import check_manifests
+from kubelite.scenario.view import KIND_RESOURCES, ClusterView, kind_of
+from kubelite.watchdog import LivelockError
 from kubelite.workload import ImageRegistry
 
 __all__ = ["FINAL_KINDS", "run_scenario", "run_scenario_async"]
@@ -45,18 +48,59 @@ FINAL_KINDS = ("namespaces", "nodes", "pods", "deployments", "replicasets", "sta
 
 Progress = Callable[[float, float], None]
 
+#: wall seconds without virtual progress before a run is stopped as stalled
+DEFAULT_STALL_SECONDS = 60.0
+
 
 class _Expect:
-    def __init__(self, i: int, spec: f.Expectation) -> None:
+    def __init__(self, i: int, spec: f.Expectation, origin: Origin | None) -> None:
         self.spec = spec
         self.kind = "eventually" if spec.eventually is not None else "always" if spec.always is not None else "at_end"
         text = spec.eventually or spec.always or spec.at_end or ""
-        self.expr: Expression = compile_expression(text)
+        self.expr: Expression = compile_expression(text, origin)
         self.name = spec.name or f"{self.kind.replace('_', ' ')}: {text}"
         self.within = parse_duration(spec.within) if spec.within is not None else None
         self.after = parse_duration(spec.after) if spec.after is not None else 0.0
         self.result: ExpectationResult | None = None
         self.seen_version = -1
+        self.checks = 0
+        self.reads = reads_of(self.expr)
+
+
+#: the view's resources each cluster function reads (None: it may read any)
+_FUNCTION_READS: dict[str, frozenset[str] | None] = {
+    **{k: frozenset({r}) for k, r in KIND_RESOURCES.items()},
+    "pods": frozenset({"pods", "replicasets"}), "status": frozenset({"pods"}),
+    "diagnosis": frozenset({"pods", "events"}), "nodes": frozenset({"nodes"}),
+    "deployments": frozenset({"deployments"}), "replicasets": frozenset({"replicasets"}),
+    "jobs": frozenset({"jobs"}), "endpointslices": frozenset({"endpointslices"}),
+    "endpoints": frozenset({"endpointslices", "services"}), "events": frozenset({"events"}),
+    "dns": frozenset({"services", "endpointslices", "pods"}), "traffic": frozenset(),
+    "object": None, "objects": None,
+}
+#: what `metrics` is computed from (pod startup, scheduling, convergence); traffic is judged every second
+_METRICS_READS = frozenset({"pods", "deployments", "statefulsets"})
+
+
+def reads_of(expr: Expression) -> frozenset[str] | None:
+    """The view resources ``expr`` reads (its value cannot change while none of them does), or None
+    when that cannot be told."""
+    out: set[str] = set()
+    for name, args in expr.calls():
+        if name in ("object", "objects") and args and isinstance(args[0], str):
+            kind = kind_of(args[0])
+            if kind in KIND_RESOURCES:
+                out.add(KIND_RESOURCES[kind])
+                continue
+        if name not in _FUNCTION_READS and name not in FUNCTIONS:
+            return None
+        reads = _FUNCTION_READS.get(name, frozenset())
+        if reads is None:
+            return None
+        out |= reads
+    if expr.uses_metrics:
+        out |= _METRICS_READS
+    return frozenset(out)
 
 
 def _pools(sc: Scenario) -> list[dict[str, Any]]:
@@ -77,12 +121,20 @@ def _pools(sc: Scenario) -> list[dict[str, Any]]:
 
 
 class _Run:
-    def __init__(self, sc: Scenario, seed: int, until: float, progress: Progress | None) -> None:
+    def __init__(self, sc: Scenario, seed: int, until: float, progress: Progress | None,
+                 stall_seconds: float | None) -> None:
         self.sc = sc
         self.seed = seed
         self.until = until
         self.progress = progress
-        self.expects = [_Expect(i, e) for i, e in enumerate(sc.expect)]
+        self.stall_seconds = stall_seconds
+        self.origins = origins_of(sc)
+        self.expects = [_Expect(i, e, self.origins.get(f"expect[{i}].{_field_of(e)}"))
+                        for i, e in enumerate(sc.expect)]
+        self.guard: StallGuard | None = None
+        self.view: ClusterView | None = None
+        #: expectations are judged on view changes only while the run is on
+        self.judging = False
         self.step_results: list[ExpectationResult] = []
         self.step_log: list[tuple[float, str]] = []
         self.series: dict[str, list[tuple[float, float]]] = {}
@@ -115,38 +167,55 @@ class _Run:
         return out
 
     # --- expectations ---
-    def _check(self, view: ClusterView, t: float, final: bool = False) -> None:
+    def _judge(self, ex: _Expect, view: ClusterView) -> tuple[bool, Any]:
+        """(held, verdict or the error text)."""
+        ex.checks += 1
+        try:
+            v = ex.expr.verdict(view)
+        except ExpressionError as e:
+            return False, f"evaluation error: {e}"
+        return v.held, v
+
+    def _diagnosis(self, ex: _Expect, view: ClusterView, verdict: Any) -> str:
+        if isinstance(verdict, str):
+            return verdict
+        return diagnose_expectation(view, ex.expr, verdict)
+
+    def _check(self, view: ClusterView, t: float, final: bool = False, *, changed: str | None = None) -> None:
+        """Judge the undecided expectations at ``t``: every second, after every change of the view
+        (``changed``: the resource that changed; only the expectations reading it), and at the end."""
         view.now = t
         for ex in self.expects:
             if ex.result is not None:
+                continue
+            if changed is not None and ex.reads is not None and changed not in ex.reads:
                 continue
             if ex.kind == "at_end" and not final:
                 continue
             if ex.kind == "always" and t < ex.after and not final:
                 continue
+            if ex.kind == "eventually" and ex.within is not None and t > ex.within + 1e-9 and not final:
+                if changed is None:  # the first sample past `within`: it did not hold in time
+                    _, verdict = self._judge(ex, view)
+                    ex.result = self._result(ex, False, t, view, self._diagnosis(ex, view, verdict))
+                continue
             if not final and not ex.expr.uses_time and ex.seen_version == view.version \
                     and not (ex.kind == "eventually" and ex.within is not None and t >= ex.within):
                 continue  # nothing it reads has changed since the last check
             ex.seen_version = view.version
-            try:
-                value = ex.expr.evaluate(view)
-                ok = bool(value)
-                err = None
-            except ExpressionError as e:
-                value, ok, err = None, False, f"evaluation error: {e}"
+            held, verdict = self._judge(ex, view)
             if ex.kind == "eventually":
-                if ok:
+                if held:
                     ex.result = self._result(ex, True, t, view)
-                elif (ex.within is not None and t >= ex.within) or final:
-                    ex.result = self._result(ex, False, t, view, err or diagnose_expectation(view, ex.expr, value))
+                elif (changed is None and ex.within is not None and t >= ex.within - 1e-9) or final:
+                    ex.result = self._result(ex, False, t, view, self._diagnosis(ex, view, verdict))
             elif ex.kind == "always":
-                if not ok:
-                    ex.result = self._result(ex, False, t, view, err or diagnose_expectation(view, ex.expr, value))
+                if not held:
+                    ex.result = self._result(ex, False, t, view, self._diagnosis(ex, view, verdict))
                 elif final:
                     ex.result = self._result(ex, True, None, view)
             else:
-                ex.result = self._result(ex, ok, t, view,
-                                         None if ok else err or diagnose_expectation(view, ex.expr, value))
+                ex.result = self._result(ex, held, t, view, None if held else self._diagnosis(ex, view, verdict))
 
     def _result(self, ex: _Expect, passed: bool, at: float | None, view: ClusterView,
                 diagnosis: str | None = None) -> ExpectationResult:
@@ -160,6 +229,27 @@ class _Run:
                                  diagnosis=diagnosis)
 
     # --- timeline ---
+    async def _when(self, ctx: StepContext, view: ClusterView, i: int, step: f.Step) -> tuple[bool, str]:
+        """Wait for ``step.when`` (checked every virtual second, after the cluster settles); (held, why not)."""
+        clock = ctx.cluster.clock
+        expr = compile_expression(step.when or "", self.origins.get(f"steps[{i}].when"))
+        deadline = parse_duration(step.timeout) if step.timeout is not None else None
+        start = view.t()
+        last = ""
+        while True:
+            await ctx.cluster.settle()
+            view.now = view.t()
+            try:
+                v = expr.verdict(view)
+                if v.held:
+                    return True, ""
+                last = diagnose_expectation(view, expr, v)
+            except ExpressionError as e:
+                last = f"evaluation error: {e}"
+            if deadline is not None and view.t() - start >= deadline:
+                return False, last
+            await clock.sleep(1.0)
+
     async def _timeline(self, ctx: StepContext, view: ClusterView) -> None:
         clock = ctx.cluster.clock
         for i, step in enumerate(self.sc.steps):
@@ -169,31 +259,17 @@ class _Run:
                 if view.t() < at:
                     await clock.sleep(at - view.t())
             elif step.when is not None:
-                expr = compile_expression(step.when)
-                deadline = parse_duration(step.timeout) if step.timeout is not None else None
-                start = view.t()
-                while True:
-                    await ctx.cluster.settle()
-                    view.now = view.t()
-                    try:
-                        held = expr.holds(view)
-                    except ExpressionError:
-                        held = False
-                    if held:
-                        break
-                    if deadline is not None and view.t() - start >= deadline:
-                        break
-                    await clock.sleep(1.0)
+                held, why = await self._when(ctx, view, i, step)
                 if not held:
                     self.step_results.append(ExpectationResult(
                         name=f"step {i + 1} ({what})", kind="step", expression=step.when, passed=False,
                         at=view.t(), diagnosis=f"the condition did not hold within {step.timeout}; step skipped\n"
-                                               + diagnose_expectation(view, expr, None)))
+                                               + why))
                     self.step_log.append((view.t(), f"{what}: skipped (condition not met)"))
                     continue
             t = view.t()
             try:
-                out = await run_step(ctx, step)
+                out = await run_step(ctx, step, view=view)
                 self.step_log.append((t, f"{what}: {out}"))
             except StepError as e:
                 self.step_log.append((t, f"{what}: {e}"))
@@ -202,7 +278,32 @@ class _Run:
                     diagnosis=str(e)))
 
     # --- the run ---
+    def _on_change(self, resource: str, obj: Any) -> None:
+        """After every change of the view (an informer wrote its cache): judge what reads objects, so an
+        `always` violated between two samples is caught at the moment it happened."""
+        guard, view = self.guard, self.view
+        if guard is not None:
+            guard.note(resource, obj)
+        if view is None or not self.judging:
+            return
+        self._check(view, view.t(), changed=resource)
+
     async def run(self) -> RunResult:
+        task = asyncio.current_task()
+        try:
+            return await self._run()
+        except asyncio.CancelledError:
+            guard = self.guard
+            if guard is None or guard.tripped is None or task is None:
+                raise
+            task.uncancel()
+            raise LivelockError("the scenario run stopped making virtual progress", diagnosis=guard.tripped,
+                                at=guard.at) from None
+        finally:
+            if self.guard is not None:
+                self.guard.stop()
+
+    async def _run(self) -> RunResult:
         sc = self.sc
         registry = ImageRegistry(allow_any=sc.allow_any_image)
         for ref, prof in sc.images.items():
@@ -212,16 +313,24 @@ class _Run:
                            controllers=sc.cluster.controllers if isinstance(sc.cluster.controllers, bool)
                            else list(sc.cluster.controllers),
                            controller_options=sc.cluster.controller_options, image_registry=registry) as cluster:
+            task = asyncio.current_task()
+            self.guard = StallGuard(cluster.clock, start=cluster.clock.now(), wall_seconds=self.stall_seconds)
+            if task is not None:
+                self.guard.start_watching(task)
             await self._nodes_ready(cluster)
             start = cluster.clock.now()
-            view = ClusterView(cluster, start=start, diagnose=diagnose_pod)
+            self.guard.start = start
+            view = ClusterView(cluster, start=start, diagnose=diagnose_pod, on_change=self._on_change)
+            self.view = view
             convergence = ConvergenceTracker(view)
             network = getattr(cluster, "network", None)
             if network is None and needs_network:
                 network = self._network(cluster, registry)
+            view.network = network
             view.factory.start()
             await cluster.settle()
-            ctx = StepContext(cluster, network=network, base=Path(sc.path).parent if sc.path else Path("."))
+            ctx = StepContext(cluster, network=network, base=Path(sc.path).parent if sc.path else Path("."),
+                              registry=registry)
 
             def handles() -> dict[str, list[Any]]:
                 return {k: [*ctx.finished_traffic.get(k, ()), *([ctx.traffic[k]] if k in ctx.traffic else [])]
@@ -230,11 +339,12 @@ class _Run:
             def metrics() -> dict[str, Any]:
                 return compute_metrics(view, scheduler=cluster.scheduler, convergence=convergence, traffic=handles())
 
+            view.traffic_handles = handles
             view.metrics_provider = lambda: lazy_metrics(view, scheduler=cluster.scheduler, convergence=convergence,
                                                          traffic=handles)
             for obj in sc.objects:
                 try:
-                    await run_step(ctx, f.Apply(manifest=obj))
+                    await run_step(ctx, f.Apply(manifest=obj), view=view)
                 except StepError as e:
                     meta = obj.get("metadata") or {}
                     self.step_results.append(ExpectationResult(
@@ -244,6 +354,9 @@ class _Run:
             timeline = asyncio.get_running_loop().create_task(self._timeline(ctx, view), name="scenario-timeline")
             try:
                 await cluster.settle()
+                # expectations are judged on every change from the moment the initial manifests are in
+                # the view: an `always` about an object they create is not false before it was sent
+                self.judging = True
                 t = view.t()
                 self._sample(view, t)
                 self._check(view, t)
@@ -256,6 +369,7 @@ class _Run:
                     if self.progress is not None:
                         self.progress(t, self.until)
             finally:
+                self.judging = False
                 if not timeline.done():
                     timeline.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -271,7 +385,7 @@ class _Run:
                 scenario=sc.name, seed=self.seed, until=self.until, passed=all(e.passed for e in expectations),
                 expectations=expectations, events=view.event_records(), series=series,
                 pod_intervals=sorted(view.intervals, key=lambda iv: (iv.pod, iv.start)), metrics=final_metrics,
-                objects=objects, description=sc.description, steps=self.step_log)
+                objects=objects, description=sc.description, steps=self.step_log, start=start)
 
     @staticmethod
     async def _nodes_ready(cluster: Any) -> None:
@@ -329,14 +443,30 @@ class _Run:
         return out
 
 
+def _field_of(e: f.Expectation) -> str:
+    return "eventually" if e.eventually is not None else "always" if e.always is not None else "atEnd"
+
+
 async def run_scenario_async(sc: Scenario, *, seed: int | None = None, until: float | None = None,
-                             progress: Progress | None = None) -> RunResult:
-    """Run ``sc`` (with ``seed``/``until`` overriding the scenario's) and return what happened."""
+                             progress: Progress | None = None, validate: bool = True,
+                             stall_seconds: float | None = DEFAULT_STALL_SECONDS) -> RunResult:
+    """Run ``sc`` (with ``seed``/``until`` overriding the scenario's) and return what happened.
+
+    ``validate`` first checks every manifest against a scratch apiserver (strict field validation and
+    admission, as ``kubectl apply --server-side`` does): :class:`ScenarioError` with every problem, and
+    nothing runs. A run that stops making virtual progress raises :class:`~kubelite.watchdog.LivelockError`
+    (see :mod:`kubelite.scenario.stall`; ``stall_seconds`` is its wall-time bound, None for none)."""
+    if until is not None:
+        until = parse_duration(until)
+    if validate:
+        await check_manifests(sc)
     return await _Run(sc, sc.seed if seed is None else seed,
-                      parse_duration(sc.until) if until is None else until, progress).run()
+                      parse_duration(sc.until) if until is None else until, progress, stall_seconds).run()
 
 
 def run_scenario(sc: Scenario, *, seed: int | None = None, until: float | None = None,
-                 progress: Progress | None = None) -> RunResult:
-    """:func:`run_scenario_async` in a fresh event loop."""
-    return asyncio.run(run_scenario_async(sc, seed=seed, until=until, progress=progress))
+                 progress: Progress | None = None, validate: bool = True,
+                 stall_seconds: float | None = DEFAULT_STALL_SECONDS) -> RunResult:
+    """:func:`run_scenario_async` in a fresh event loop. This is the one entry point per seed."""
+    return asyncio.run(run_scenario_async(sc, seed=seed, until=until, progress=progress, validate=validate,
+                                          stall_seconds=stall_seconds))

@@ -35,12 +35,41 @@ class StepError(Exception):
 class StepContext:
     """What steps act on. ``traffic`` maps "namespace/service" to a running traffic handle."""
 
-    def __init__(self, cluster: Any, *, network: Any, base: Path) -> None:
+    def __init__(self, cluster: Any, *, network: Any, base: Path, registry: Any = None) -> None:
         self.cluster = cluster
         self.base = base
         self.network = network
+        self.registry = registry
         self.traffic: dict[str, Any] = {}
         self.finished_traffic: dict[str, list[Any]] = {}
+        self.view: Any = None
+        self.hooks: dict[str, Any] = {}
+
+    def client(self, step: f.Step) -> Any:
+        """The client a step acts with: kubectl's admin, or ``as:`` a user (``--as``/``--as-group``)."""
+        if step.as_user is None:
+            return self.cluster.client
+        return self.cluster.client_as(step.as_user, step.as_groups)
+
+    def pod_ref(self, ref: str, namespace: str) -> tuple[str, str]:
+        """(namespace, name) of ``NAME``, ``NS/NAME`` or ``deployment/NAME`` (its oldest pod, so a scenario
+        needs no seed-dependent generated name)."""
+        kind, _, rest = ref.partition("/")
+        if rest and kind in ("deployment", "deploy", "statefulset", "sts", "replicaset", "rs", "daemonset",
+                             "ds", "job"):
+            if self.view is None:
+                raise StepError(f"cannot resolve {ref}: no view of the cluster")
+            if kind in ("deployment", "deploy"):
+                pods = self.view.pods_matching(namespace=namespace, deployment=rest)
+            else:
+                owner = {"sts": "statefulset", "rs": "replicaset", "ds": "daemonset"}.get(kind, kind)
+                pods = self.view.pods_matching(namespace=namespace, owner=f"{owner}/{rest}")
+            pods = [p for p in pods if not p["metadata"].get("deletionTimestamp")]
+            if not pods:
+                raise StepError(f"{ref} has no pods")
+            return namespace, pods[0]["metadata"]["name"]
+        ns, _, name = ref.rpartition("/")
+        return ns or namespace, name
 
 
 def describe_step(step: f.Step) -> str:
@@ -52,8 +81,14 @@ def describe_step(step: f.Step) -> str:
         return "apply " + (step.file or "(inline manifest)")
     if isinstance(step, f.Patch | f.Delete | f.RolloutRestart | f.RolloutUndo):
         return f"{tag} {step.target}"
-    if isinstance(step, f.Cordon | f.Uncordon | f.Drain | f.FailNode | f.RecoverNode):
+    if isinstance(step, f.Cordon | f.Uncordon | f.Drain | f.FailNode | f.RecoverNode | f.CrashNode):
         return f"{tag} {step.node}"
+    if isinstance(step, f.AddNode):
+        return f"addNode {step.pool} x{step.count}"
+    if isinstance(step, f.RegisterAdmissionHook):
+        return f"registerAdmissionHook {step.hook}"
+    if isinstance(step, f.FailReadiness):
+        return f"failReadiness {step.pod}" + (f" -c {step.container}" if step.container else "")
     if isinstance(step, f.CrashContainer):
         return f"crashContainer {step.pod}" + (f" -c {step.container}" if step.container else "")
     if isinstance(step, f.MakeUnpullable):
@@ -84,20 +119,33 @@ def _group_kind(kind: str) -> str:
             "replicaset": "replicaset.apps", "rs": "replicaset.apps", "job": "job.batch"}.get(kind, kind)
 
 
-async def run_step(ctx: StepContext, step: f.Step) -> str:
+async def run_step(ctx: StepContext, step: f.Step, *, view: Any = None) -> str:
+    """Run one step; ``view`` (the runner's :class:`~kubelite.scenario.view.ClusterView`) resolves
+    references such as ``deployment/web`` for a pod. With ``expectError``, a rejection containing that
+    text is the expected outcome and success is the failure."""
+    ctx.view = view if view is not None else ctx.view
     try:
-        return await _run(ctx, step)
+        out = await _run(ctx, step)
     except ApiError as e:
-        raise _api_error(e) from None
+        err = _api_error(e)
     except (KeyError, ValueError) as e:
-        raise StepError(str(e.args[0]) if e.args else str(e)) from None
+        err = StepError(str(e.args[0]) if e.args else str(e))
+    except StepError as e:
+        err = e
+    else:
+        if step.expect_error is not None:
+            raise StepError(f"expected an error containing {step.expect_error!r}, but the step succeeded: {out}")
+        return out
+    if step.expect_error is not None and step.expect_error in str(err):
+        return f"rejected as expected: {err}"
+    raise err
 
 
-async def _apply(ctx: StepContext, docs: list[dict[str, Any]]) -> str:
-    c = ctx.cluster.client
+async def _apply(ctx: StepContext, docs: list[dict[str, Any]], c: Any) -> str:
     out = []
     for doc in docs:
-        await c.apply(doc, field_manager="kubectl", force=True)
+        # kubectl apply --server-side: force conflicts, strict field validation (kubectl's default)
+        await c.apply(doc, field_manager="kubectl", force=True, field_validation="Strict")
         group = doc["apiVersion"].rpartition("/")[0]
         kind = doc["kind"].lower() + (f".{group}" if group else "")
         out.append(f"{kind}/{doc['metadata'].get('name', '')} serverside-applied")
@@ -106,7 +154,7 @@ async def _apply(ctx: StepContext, docs: list[dict[str, Any]]) -> str:
 
 async def _run(ctx: StepContext, step: f.Step) -> str:
     cluster = ctx.cluster
-    c = cluster.client
+    c = ctx.client(step)
     if isinstance(step, f.Apply):
         from kubelite.api.codec import load_yaml
 
@@ -115,8 +163,8 @@ async def _run(ctx: StepContext, step: f.Step) -> str:
         elif step.yaml is not None:
             docs = load_yaml(step.yaml)
         else:
-            docs = load_yaml((ctx.base / str(step.file)).read_text())
-        return await _apply(ctx, docs)
+            docs = load_yaml(f.read_bounded(ctx.base / str(step.file), "manifest file"))
+        return await _apply(ctx, docs, c)
     if isinstance(step, f.Patch):
         kind, name = _split_target(step.target)
         await c.patch(kind, name, step.patch, patch_type=step.type, namespace=step.namespace)
@@ -151,19 +199,48 @@ async def _run(ctx: StepContext, step: f.Step) -> str:
         return f"node/{step.node} {'cordoned' if cordon else 'uncordoned'}"
     if isinstance(step, f.Drain):
         return await _drain(ctx, step)
-    if isinstance(step, f.FailNode):
+    if isinstance(step, f.FailNode | f.CrashNode):
         await cluster.kubelet(step.node).stop()
         if ctx.network is not None:
             ctx.network.remove_node(step.node)
-        return f"node/{step.node}: kubelet stopped (node failure)"
+        if isinstance(step, f.FailNode):
+            return f"node/{step.node}: kubelet stopped (its containers keep running)"
+        if ctx.network is not None:
+            ctx.network.traffic.down_nodes.add(step.node)
+        return f"node/{step.node}: crashed (kubelet and containers gone)"
     if isinstance(step, f.RecoverNode):
+        if ctx.network is not None:
+            ctx.network.traffic.down_nodes.discard(step.node)
         await cluster.kubelet(step.node).start()
         if ctx.network is not None:
             ctx.network.add_node(step.node)
         return f"node/{step.node}: kubelet started"
+    if isinstance(step, f.AddNode):
+        return await _add_node(ctx, step)
+    if isinstance(step, f.CrashControllerManager):
+        if cluster.controller_manager is None:
+            raise StepError("kube-controller-manager is not running")
+        await cluster.crash_controller_manager()
+        return "kube-controller-manager crashed"
+    if isinstance(step, f.RestartControllerManager):
+        if cluster.controller_manager is not None:
+            raise StepError("kube-controller-manager is already running")
+        await cluster.restart_controller_manager()
+        return "kube-controller-manager started"
+    if isinstance(step, f.DropWatches):
+        return f"{cluster.close_watches()} watches closed"
+    if isinstance(step, f.RegisterAdmissionHook):
+        return _register_hook(ctx, step)
+    if isinstance(step, f.FailReadiness):
+        ns, pod = ctx.pod_ref(step.pod, step.namespace)
+        obj = await c.get("pods", pod, namespace=ns)
+        node = (obj.get("spec") or {}).get("nodeName")
+        if not node:
+            raise StepError(f"pod {ns}/{pod} is not running on a node")
+        cluster.kubelet(node).fail_readiness(ns, pod, step.container)
+        return f"pod/{pod}: readiness probe failing from now on"
     if isinstance(step, f.CrashContainer):
-        ns, _, pod = step.pod.rpartition("/")
-        ns = ns or "default"
+        ns, pod = ctx.pod_ref(step.pod, step.namespace)
         obj = await c.get("pods", pod, namespace=ns)
         node = (obj.get("spec") or {}).get("nodeName")
         if not node:
@@ -205,6 +282,82 @@ async def _run(ctx: StepContext, step: f.Step) -> str:
         await cluster.clock.sleep(parse_duration(step.duration))
         return f"waited {step.duration}"
     raise StepError(f"unsupported step {type(step).__name__}")
+
+
+async def _add_node(ctx: StepContext, step: f.AddNode) -> str:
+    cluster = ctx.cluster
+    pool: dict[str, Any] = {"prefix": step.pool, "labels": dict(step.labels), "taints": [
+        {"key": t.key, "value": t.value, "effect": t.effect} if t.value else {"key": t.key, "effect": t.effect}
+        for t in step.taints]}
+    if any(f"{step.pool}-0" in p.kubelets for p in cluster.node_pools):
+        raise StepError(f"a node pool named {step.pool!r} already exists")
+    if step.capacity is not None:
+        pool["capacity"] = {k: str(v) for k, v in step.capacity.items()}
+    if step.zones is not None:
+        pool["zones"] = tuple(step.zones)
+    if step.instance_type is not None:
+        pool["instance_type"] = step.instance_type
+    nodes = await cluster.add_nodes(step.count, **pool)
+    names = sorted(nodes.kubelets) if nodes is not None else []
+    if ctx.network is not None and ctx.network is not getattr(cluster, "network", None):
+        for name in names:
+            ctx.network.add_node(name)
+    return f"{', '.join(f'node/{n}' for n in names)} joined"
+
+
+def _register_hook(ctx: StepContext, step: f.RegisterAdmissionHook) -> str:
+    """A validating admission webhook (the in-process kind: the apiserver's hook chain)."""
+    from kubelite.apiserver.admission import AdmissionDenied
+    from kubelite.scenario.expressions import compile_expression
+
+    if step.hook in ctx.hooks:
+        raise StepError(f"an admission hook named {step.hook!r} is already registered")
+    expr = compile_expression(step.deny_if)
+    view = ctx.view
+
+    class _Env:
+        def __init__(self, request: dict[str, Any]) -> None:
+            self.request = request
+            self.now = view.t() if view is not None else 0.0
+
+        @property
+        def metrics(self) -> Any:
+            return view.metrics if view is not None else {}
+
+        def call(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+            if view is None:
+                raise ValueError("no view of the cluster")
+            return view.call(name, args, kwargs)
+
+    async def hook(req: Any) -> None:
+        request = {"operation": req.operation, "namespace": req.namespace, "name": req.name,
+                   "resource": req.resource, "subresource": req.subresource, "object": req.object,
+                   "oldObject": req.old_object, "user": {"username": req.user.name, "groups": list(req.user.groups)}}
+        from kubelite.scenario.expressions import ExpressionError
+
+        try:
+            deny = expr.holds(_Env(request))
+        except ExpressionError as e:  # failurePolicy: Fail, as upstream's default
+            raise AdmissionDenied(f"the hook's condition could not be evaluated: {e}") from None
+        if deny:
+            raise AdmissionDenied(step.message)
+
+    resources = [r if r == "*" or "/" in r else f"/{r}" if r in _CORE else _group_resource(r) for r in step.resources]
+    ctx.hooks[step.hook] = ctx.cluster.apiserver.admission.register(
+        hook, name=step.hook, resources=resources, operations=[o.upper() for o in step.operations])
+    return f"validatingwebhookconfiguration {step.hook} registered"
+
+
+_CORE = frozenset({"pods", "services", "configmaps", "secrets", "namespaces", "nodes", "persistentvolumeclaims",
+                   "persistentvolumes", "serviceaccounts", "endpoints", "events", "resourcequotas", "limitranges"})
+
+
+def _group_resource(r: str) -> str:
+    group = {"deployments": "apps", "replicasets": "apps", "statefulsets": "apps", "daemonsets": "apps",
+             "jobs": "batch", "cronjobs": "batch", "horizontalpodautoscalers": "autoscaling",
+             "poddisruptionbudgets": "policy", "endpointslices": "discovery.k8s.io",
+             "ingresses": "networking.k8s.io", "networkpolicies": "networking.k8s.io"}.get(r, "")
+    return f"{group}/{r}"
 
 
 def _kubelets(cluster: Any, node: str | None) -> list[Any]:

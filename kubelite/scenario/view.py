@@ -31,14 +31,18 @@ KIND_RESOURCES: dict[str, str] = {
     "daemonset": "daemonsets", "job": "jobs", "service": "services", "node": "nodes",
     "pvc": "persistentvolumeclaims", "endpointslice": "endpointslices",
     "poddisruptionbudget": "poddisruptionbudgets", "hpa": "horizontalpodautoscalers", "event": "events",
+    "namespace": "namespaces",
 }
 _ALIASES = {"po": "pod", "pods": "pod", "deploy": "deployment", "deployments": "deployment", "rs": "replicaset",
             "replicasets": "replicaset", "sts": "statefulset", "ds": "daemonset", "jobs": "job", "svc": "service",
             "services": "service", "no": "node", "nodes": "node", "pdb": "poddisruptionbudget",
-            "persistentvolumeclaim": "pvc", "horizontalpodautoscaler": "hpa"}
-_CLUSTER_SCOPED = frozenset({"nodes"})
-_WATCHED = ("pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "services", "nodes",
-            "events", "persistentvolumeclaims", "endpointslices", "poddisruptionbudgets")
+            "persistentvolumeclaim": "pvc", "horizontalpodautoscaler": "hpa", "horizontalpodautoscalers": "hpa",
+            "hpas": "hpa", "endpointslices": "endpointslice", "ns": "namespace", "namespaces": "namespace",
+            "statefulsets": "statefulset", "daemonsets": "daemonset", "pvcs": "pvc",
+            "persistentvolumeclaims": "pvc", "poddisruptionbudgets": "poddisruptionbudget"}
+_CLUSTER_SCOPED = frozenset({"nodes", "namespaces"})
+#: every resource of KIND_RESOURCES is watched (an object function must never find its informer missing)
+_WATCHED = tuple(dict.fromkeys(KIND_RESOURCES.values()))
 
 
 def kind_of(name: str) -> str:
@@ -75,11 +79,15 @@ class _PodTrack:
 class ClusterView:
     """See the module docstring. ``start`` is the virtual time the scenario started."""
 
-    def __init__(self, cluster: Any, *, start: float, diagnose: Any = None) -> None:
+    def __init__(self, cluster: Any, *, start: float, diagnose: Any = None,
+                 on_change: Callable[[str, Any], None] | None = None) -> None:
         self.cluster = cluster
         self.start = start
         self.now = 0.0
         self.metrics_provider: Callable[[], Mapping[str, Any]] = dict
+        #: the data plane (for dns()), and "ns/service" -> traffic handles (for traffic()); set by the runner
+        self.network: Any = None
+        self.traffic_handles: Callable[[], Mapping[str, builtins.list[Any]]] = dict
         self._metrics: tuple[float, Mapping[str, Any]] | None = None
         self._selectors: dict[str, Any] = {}
         #: bumped on every informer notification: an expression that reads neither `now` nor `metrics`
@@ -88,9 +96,9 @@ class ClusterView:
         self._diagnose = diagnose
         self.factory = SharedInformerFactory(cluster.client, clock=cluster.clock, rng=cluster.rng)
         self.informers = {r: self.factory.informer_for(r) for r in _WATCHED}
-        bump = ResourceEventHandlerFuncs(on_add=self._bump, on_update=self._bump2, on_delete=self._bump)
-        for inf in self.informers.values():
-            inf.add_event_handler(bump)
+        self.on_change = on_change
+        for resource, inf in self.informers.items():
+            self._observe(resource, inf)
         self.pods: dict[str, _PodTrack] = {}
         self.intervals: list[PodInterval] = []
         self.events: dict[str, EventRecord] = {}
@@ -110,14 +118,27 @@ class ClusterView:
         return cached[1]
 
     def t(self) -> float:
-        return float(self.cluster.clock.now() - self.start)
+        """Seconds since t = 0, to the microsecond (the clock's sums of float durations carry noise
+        such as 0.7000000476837158 that no reader wants)."""
+        return round(float(self.cluster.clock.now() - self.start), 6)
 
     # --- recording ---
-    def _bump(self, obj: Any) -> None:
-        self.version += 1
+    def _observe(self, resource: str, inf: Any) -> None:
+        """Count (and report to ``on_change``) every change of ``resource``'s cache at the moment it is
+        written. The informer writes its cache and then, synchronously, hands the notification to each
+        registration's producer side (``ProcessorListener.add``, client-go's ``processorListener.add``);
+        observing that call sees every change in order, before any handler task runs, so nothing between
+        two writes can be missed."""
+        reg = inf.add_event_handler(ResourceEventHandlerFuncs())
+        produce = reg.add
 
-    def _bump2(self, old: Any, new: Any) -> None:
-        self.version += 1
+        def add(n: Any) -> None:
+            produce(n)
+            self.version += 1
+            if self.on_change is not None:
+                self.on_change(resource, n[1])
+
+        reg.add = add
 
     def _pod_update(self, old: Any, new: Any) -> None:
         self._pod_changed(new)
@@ -213,8 +234,14 @@ class ClusterView:
 
     def pods_matching(self, *, namespace: str | None = None, label: str | None = None, phase: str | None = None,
                       condition: str | None = None, node: str | None = None, status: str | None = None,
-                      owner: str | None = None) -> builtins.list[dict[str, Any]]:
+                      owner: str | None = None, deployment: str | None = None) -> builtins.list[dict[str, Any]]:
         sel = self.selector(label) if label else None
+        owners = None
+        if deployment is not None:
+            # the pods of a Deployment: those its ReplicaSets own (what `kubectl get pods` of it shows)
+            dns_, _, dname = _ref(deployment).rpartition("/")
+            namespace = namespace or dns_ or "default"
+            owners = {rs["metadata"]["name"] for rs in self._replicasets(namespace=namespace, deployment=dname)}
         out = []
         for p in self.list("pods"):
             meta, st = p["metadata"], p.get("status") or {}
@@ -234,18 +261,94 @@ class ClusterView:
                     f"{r.get('kind', '').lower()}/{r.get('name')}" == owner.lower()
                     for r in meta.get("ownerReferences") or ()):
                 continue
+            if owners is not None and not any(r.get("kind") == "ReplicaSet" and r.get("controller")
+                                              and r.get("name") in owners for r in meta.get("ownerReferences") or ()):
+                continue
             out.append(p)
-        out.sort(key=lambda p: (p["metadata"].get("namespace", ""), p["metadata"]["name"]))
+        # oldest first (then by name): `pods(deployment="web")[0]` is the same pod for every seed, though
+        # its generated name is not
+        out.sort(key=lambda p: (p["metadata"].get("namespace", ""), p["metadata"].get("creationTimestamp") or "",
+                                self._first_seen(p), p["metadata"]["name"]))
         return out
+
+    def _first_seen(self, pod: Mapping[str, Any]) -> float:
+        meta = pod["metadata"]
+        tr = self.pods.get(f"{meta.get('namespace')}/{meta['name']}")
+        return tr.created if tr is not None else 0.0
+
+    def _replicasets(self, namespace: str | None = None, label: str | None = None, owner: str | None = None,
+                     deployment: str | None = None) -> builtins.list[dict[str, Any]]:
+        if deployment is not None:
+            dns_, _, deployment = deployment.rpartition("/")
+            namespace = namespace or dns_ or "default"
+            owner = f"deployment/{deployment}"
+        out = []
+        for rs in self._simple("replicasets", namespace=namespace, label=label):
+            if owner is not None and not any(f"{r.get('kind', '').lower()}/{r.get('name')}" == owner.lower()
+                                             for r in rs["metadata"].get("ownerReferences") or ()):
+                continue
+            out.append(rs)
+        return out
+
+    def _slices(self, namespace: str | None = None, service: str | None = None) -> builtins.list[dict[str, Any]]:
+        if service is not None:
+            sns, _, service = service.rpartition("/")
+            namespace = namespace or sns or "default"
+            return self._simple("endpointslices", namespace=namespace, label=f"kubernetes.io/service-name={service}")
+        return self._simple("endpointslices", namespace=namespace)
+
+    def _endpoints(self, ref: str, ready: bool | None = True) -> builtins.list[str] | None:
+        """The names of the pods behind Service ``ref``, as its EndpointSlices list them (each endpoint's
+        targetRef, sorted; by default only those whose ``conditions.ready`` is true, as kube-proxy routes)."""
+        ns, _, name = ref.rpartition("/")
+        ns = ns or "default"
+        if self.get("services", f"{ns}/{name}") is None:
+            return None
+        out = set()
+        for sl in self._slices(namespace=ns, service=name):
+            for ep in sl.get("endpoints") or ():
+                if ready and (ep.get("conditions") or {}).get("ready") is False:
+                    continue
+                target = ep.get("targetRef") or {}
+                if target.get("kind") == "Pod" and target.get("name"):
+                    out.add(target["name"])
+        return sorted(out)
+
+    def _dns(self, name: str, namespace: str | None = None) -> builtins.list[str]:
+        """A records of ``name`` from the cluster DNS (as a pod in ``namespace`` resolves it, with the
+        search path); [] for NXDOMAIN."""
+        net = self.network
+        if net is None:
+            raise ValueError("the cluster has no network (no cluster DNS)")
+        return builtins.list(net.dns.resolve(name, namespace=namespace))
+
+    def _traffic(self, ref: str) -> dict[str, Any] | None:
+        """Totals of the traffic sent to Service ``ref``, with ``by_pod`` (answered requests per pod)."""
+        ns, _, name = ref.rpartition("/")
+        handles = self.traffic_handles().get(f"{ns or 'default'}/{name}")
+        if not handles:
+            return None
+        sent = ok = 0
+        by_pod: dict[str, int] = {}
+        for h in handles:
+            rep = h.report()
+            sent += rep.sent
+            ok += rep.succeeded
+            for pod, k in rep.per_pod.items():
+                by_pod[pod] = by_pod.get(pod, 0) + k
+        return {"sent": sent, "succeeded": ok, "failed": sent - ok,
+                "success_rate": round(ok / sent, 6) if sent else None, "by_pod": dict(sorted(by_pod.items()))}
 
     # --- the expression environment ---
     def call(self, name: str, args: builtins.list[Any], kwargs: dict[str, Any]) -> Any:
         if name in KIND_RESOURCES:
             return self.get(KIND_RESOURCES[name], _ref(args[0]))
-        if name == "object":
+        if name in ("object", "objects"):
             kind = kind_of(str(args[0]))
             if kind not in KIND_RESOURCES:
-                raise ValueError(f"unknown kind {args[0]!r}")
+                raise ValueError(f"unknown kind {args[0]!r} (one of: {', '.join(sorted(KIND_RESOURCES))})")
+            if name == "objects":
+                return self._simple(KIND_RESOURCES[kind], **kwargs)
             return self.get(KIND_RESOURCES[kind], _ref(args[1]))
         if name == "pods":
             return self.pods_matching(**{k: None if v is None else str(v) for k, v in kwargs.items()})
@@ -253,6 +356,16 @@ class ClusterView:
             return self._nodes(**kwargs)
         if name in ("deployments", "jobs"):
             return self._simple(name, **kwargs)
+        if name == "replicasets":
+            return self._replicasets(**kwargs)
+        if name == "endpointslices":
+            return self._slices(**kwargs)
+        if name == "endpoints":
+            return self._endpoints(_ref(args[0]), **kwargs)
+        if name == "dns":
+            return self._dns(_ref(args[0]), **kwargs)
+        if name == "traffic":
+            return self._traffic(_ref(args[0]))
         if name == "events":
             return self._events(**kwargs)
         if name == "status":

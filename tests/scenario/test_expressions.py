@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from kubelite.scenario.expressions import ExpressionError, compile_expression
+from kubelite.scenario.expressions import ExpressionError, Unknown, compile_expression
 
 POD = {"metadata": {"name": "web", "namespace": "default", "labels": {"app": "web"}},
        "status": {"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True"},
@@ -17,7 +17,7 @@ POD = {"metadata": {"name": "web", "namespace": "default", "labels": {"app": "we
 class Env:
     def __init__(self) -> None:
         self.now = 90.0
-        self.metrics: dict[str, Any] = {"traffic": {"success_rate": 0.995,
+        self.metrics: dict[str, Any] = {"rate": None, "traffic": {"success_rate": 0.995,
                                                     "by_service": {"default/web": {"sent": 10}}}}
 
     def call(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -30,11 +30,37 @@ class Env:
 
 CASES = [
     ("field access", 'pod("default/web").status.phase', "Running"),
-    ("missing object is null", 'pod("nope").status.phase', None),
+    ("missing object is unknown", 'pod("nope").status.phase', Unknown("pod nope does not exist")),
+    ("missing field is unknown", 'pod("web").status.podIP',
+     Unknown("pod(\"web\").status has no field 'podIP'", absent=True)),
+    ("has: absent field of an existing object", 'has(pod("web").status.podIP)', False),
+    ("has: present field", 'has(pod("web").status.phase)', True),
+    ("has: missing object stays unknown", 'has(pod("nope").status.phase)', Unknown("pod nope does not exist")),
+    ("exists", 'exists(pod("web")) and not exists(pod("nope"))', True),
+    ("default", 'default(pod("nope").status.phase, "Gone")', "Gone"),
+    ("!= on a missing object is unknown, not true", 'pod("nope").status.phase != "Running"',
+     Unknown("pod nope does not exist")),
+    ("kleene: false and unknown", 'false and pod("nope").x == 1', False),
+    ("kleene: unknown or true", 'pod("nope").x == 1 or true', True),
+    ("kleene: not unknown", 'not (pod("nope").x == 1)', Unknown("pod nope does not exist")),
+    ("multi-key filter", 'pod("web").status.conditions[type="Ready", status="True"].type', "Ready"),
+    ("dotted filter key", 'pods()[metadata.name="web"].status.phase', "Running"),
+    ("filter without a match is unknown", 'pod("web").status.conditions[type="Nope"]',
+     Unknown("pod(\"web\").status.conditions has no element with type=\"Nope\"", absent=True)),
+    ("where", 'count(where(pod("web").status.conditions, "status", "True"))', 2),
+    ("distinct", 'distinct(["b", "a", "b"])', ["a", "b"]),
+    ("sorted", "sorted([3, 1, 2])", [1, 2, 3]),
+    ("all any", "all([true, true]) and any([false, true]) and not all([true, false])", True),
+    ("in_cidr", 'in_cidr("10.244.1.7", "10.244.0.0/16") and not in_cidr("10.0.0.1", "10.244.0.0/16")', True),
+    ("in_cidr over a list", 'in_cidr(["10.1.0.1", "10.1.2.3"], "10.1.0.0/16")', True),
+    ("string key maps over a list", 'pod("web").status.containerStatuses["name"]', ["a", "b"]),
+    ("null rate compares to null", "metrics.rate == null", True),
+    ("null rate ordering is unknown", "metrics.rate >= 0.99", Unknown("metrics.rate is null")),
     ("filter", 'pod("web").status.conditions[type="Ready"].status == "True"', True),
     ("index", 'pod("web").status.conditions[0].type', "PodScheduled"),
     ("negative index", 'pod("web").status.conditions[-1].type', "Ready"),
-    ("index out of range", 'pod("web").status.conditions[5]', None),
+    ("index out of range", 'pod("web").status.conditions[5]',
+     Unknown("pod(\"web\").status.conditions has no element 5 (it has 2)", absent=True)),
     ("map over list", 'pod("web").status.containerStatuses.restartCount', [2, 3]),
     ("sum", 'sum(pod("web").status.containerStatuses.restartCount)', 5),
     ("count", 'count(pods(phase="Running"))', 1),
@@ -47,15 +73,16 @@ CASES = [
     ("parentheses", "(1 + 2) * 3", 9),
     ("modulo", "7 % 3", 1),
     ("unary minus", "-2 + 5", 3),
-    ("division by zero is null", "1 / 0", None),
+    ("division by zero is unknown", "1 / 0", Unknown("0 is zero in 1 / 0")),
     ("not", "not false", True),
     ("or short-circuits", 'true or pod("web").x.y', True),
     ("and", "1 < 2 and 2 <= 2 and 3 > 2 and 3 >= 3 and 1 != 2", True),
     ("string in string", '"Insuff" in "Insufficient cpu"', True),
     ("not in list", '"x" not in ["a", "b"]', True),
     ("in object", '"app" in pod("web").metadata.labels', True),
-    ("null ordering is false", 'pod("nope").status.replicas > 0', False),
-    ("null arithmetic is null", 'pod("nope").x + 1', None),
+    ("ordering on a missing object is unknown", 'pod("nope").status.replicas > 0',
+     Unknown("pod nope does not exist")),
+    ("arithmetic on a missing object is unknown", 'pod("nope").x + 1', Unknown("pod nope does not exist")),
     ("string vs number never equal", '"3" == 3', False),
     ("int equals float", "3 == 3.0", True),
     ("escapes", r'"a\"b" == "a" + "\"" + "b"', True),
@@ -91,6 +118,15 @@ REJECTED = [
     ("empty", "   ", "empty expression", 1),
     ("missing paren", "(1 + 2", "expected ')'", 7),
     ("too deep", "(" * 100 + "1" + ")" * 100, "nested too deeply", 65),
+    ("unclosed call (was IndexError)", "count(", "unexpected the end of the expression", 7),
+    ("unclosed filter", 'pod("a").x[type=', "unexpected the end of the expression", 17),
+    ("huge integer literal (was OverflowError)", "1" * 400 + " / 3", "integer literal too large", 1),
+    ("malformed duration", "1m3.3.3s", "malformed duration", 3),
+    ("long chain of fields", "metrics" + ".a" * 100, "nested too deeply", 134),
+    ("long sum", " + ".join(["1"] * 100), "nested too deeply", 255),
+    ("has needs a selection", "has(1)", "has() needs a field selection", 1),
+    ("non-ascii digits", "\u0661 == 1", "unexpected character", 1),
+    ("trailing backslash", '"abc\\', "unterminated string", 1),
 ]
 
 
@@ -105,8 +141,16 @@ def test_rejected(text: str, message: str, column: int) -> None:
 EVAL_ERRORS = [
     ("string times number", '"a" * 3', "cannot apply '*' to a string and a number"),
     ("compare string and number", '"a" < 1', "cannot compare a string with a number"),
-    ("index with string", 'pod("web").status.conditions["x"]', "a list index must be an integer"),
+    ("index with a boolean", 'pod("web").status.conditions[true]', "a list index must be an integer"),
     ("negate string", '-"a"', "cannot negate a string"),
+    ("round with a huge digits argument (never finished)", "round(1, -1000000000)", "digits must be an integer"),
+    ("integer overflow", "9223372036854775807 + 1", "number out of range"),
+    ("float overflow", "1.5 * 9223372036854775807 * 9223372036854775807 * 9223372036854775807"
+     " * 9223372036854775807 * 9223372036854775807 * 9223372036854775807 * 9223372036854775807"
+     " * 9223372036854775807 * 9223372036854775807 * 9223372036854775807 * 9223372036854775807"
+     " * 9223372036854775807 * 9223372036854775807 * 9223372036854775807 * 9223372036854775807"
+     " * 9223372036854775807 * 9223372036854775807", "number out of range"),
+    ("bad cidr", 'in_cidr("10.0.0.1", "nope")', "in_cidr()"),
 ]
 
 
@@ -123,8 +167,8 @@ def test_never_reads_python_attributes() -> None:
 
     env = Env()
     env.metrics = Sneaky()
-    assert compile_expression("metrics.secret").evaluate(env) is None
-    assert compile_expression("metrics.__class__").evaluate(env) is None
+    assert isinstance(compile_expression("metrics.secret").evaluate(env), Unknown)
+    assert isinstance(compile_expression("metrics.__class__").evaluate(env), Unknown)
 
 
 def test_uses_time() -> None:

@@ -8,7 +8,14 @@ import pytest
 from click.testing import CliRunner
 
 from kubelite.cli import main
-from kubelite.scenario import encode_json, load_scenario, parse_scenario, render_text, run_scenario
+from kubelite.scenario import (
+    encode_json,
+    load_scenario,
+    parse_scenario,
+    render_text,
+    run_scenario,
+    run_scenario_async,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted((ROOT / "scenarios").glob("*.yaml"))
@@ -22,8 +29,8 @@ def test_the_seed_stories_are_shipped() -> None:
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
-def test_shipped_scenario_passes(path: Path) -> None:
-    result = run_scenario(load_scenario(path))
+async def test_shipped_scenario_passes(path: Path) -> None:
+    result = await run_scenario_async(load_scenario(path))
     failed = [f"{e.name}: {e.diagnosis}" for e in result.expectations if not e.passed]
     assert result.passed, failed
     assert result.expectations
@@ -99,3 +106,11 @@ def test_cli_json() -> None:
     data = json.loads(res.output)
     assert data["passed"] is True and data["scenario"] == "pending-gpu"
     assert {"pod_startup", "scheduling", "convergence", "traffic"} <= set(data["metrics"])
+
+
+def test_json_times_carry_no_float_noise() -> None:
+    """Event and interval times are virtual seconds to the microsecond (was 0.7000000476837158)."""
+    result = run_scenario(load_scenario(ROOT / "scenarios" / "nginx-example.yaml"))
+    times = [e.time for e in result.events] + [iv.start for iv in result.pod_intervals]
+    assert times and all(t == round(t, 6) for t in times), times
+    assert b"0000000" not in encode_json(result).split(b'"objects"')[0]
