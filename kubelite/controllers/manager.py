@@ -41,6 +41,7 @@ from kubelite.controllers.predicate import Predicate
 from kubelite.controllers.reconcile import Reconciler, Request
 from kubelite.informer import SharedInformerFactory
 from kubelite.leaderelection import LeaderElectionConfig, LeaderElector, LeaseLock
+from kubelite.perturb import Perturber
 
 __all__ = ["Builder", "Manager"]
 
@@ -94,7 +95,7 @@ class Builder:
         factory: Callable[[], Any] | None = reconciler if _is_factory(reconciler) else None  # type: ignore[assignment]
         ctrl = Controller(
             self._name, factory() if factory is not None else reconciler, clock=m.clock, rng=m.rng,
-            max_concurrent_reconciles=self._workers,
+            max_concurrent_reconciles=self._workers, perturber=m.perturber, site=f"{m.name}/{self._name}",
         )
         if self._for is not None:
             ctrl.watch(m.informers.informer_for(self._for), EnqueueRequestForObject(),
@@ -122,15 +123,19 @@ class Manager:
     def __init__(
         self, client: Client, *, clock: Clock, rng: random.Random, informers: SharedInformerFactory | None = None,
         leader_election: tuple[str, str] | None = None, identity: str = "", name: str = "kubelite-controller-manager",
+        perturber: Perturber | None = None,
     ) -> None:
         """``leader_election=(namespace, lease_name)`` runs the controllers only while this manager (named
-        by ``identity``) holds that Lease."""
+        by ``identity``) holds that Lease. ``perturber`` (:mod:`kubelite.perturb`) is handed to the
+        manager's informers and controllers (give the client its own for the ``api`` point)."""
         self.client = client
+        self.perturber = perturber
         self.clock = clock
         self.rng = rng
         self.name = name
         self._own_informers = informers is None
-        self.informers = informers if informers is not None else SharedInformerFactory(client, clock=clock, rng=rng)
+        self.informers = informers if informers is not None else SharedInformerFactory(
+            client, clock=clock, rng=rng, perturber=perturber)
         self.leader_election = leader_election
         self.identity = identity or name
         self.elector: LeaderElector | None = None
@@ -190,6 +195,34 @@ class Manager:
     def is_leader(self) -> bool:
         return self.elector.is_leader() if self.elector is not None else self._started
 
+    def busy(self) -> str | None:
+        """Why this manager is not quiet right now, or None: an informer not synced or with changes not yet
+        handled, or a controller with a request ready or being reconciled (see ``Cluster.quiesce``)."""
+        if not self._started:
+            return None
+        for informer in self.informers.informers.values():
+            if informer.has_started() and not informer.is_stopped():
+                if not informer.has_synced():
+                    return f"informer {informer.name} of {self.name} has not synced"
+                if informer.pending():
+                    return f"informer {informer.name} of {self.name} has {informer.pending()} changes to deliver"
+        for c in self.controllers.values():
+            if c.running and not c.quiet():
+                return f"controller {c.name} of {self.name} has work"
+        return None
+
+    def failed(self) -> list[tuple[str, BaseException]]:
+        """Informers and controllers whose task ended with an exception (they run until cancelled)."""
+        out = self.informers.failed()
+        out.extend((f"controller {n}", t.exception()) for n, t in self._tasks.items()  # type: ignore[misc]
+                   if t.done() and not t.cancelled() and t.exception() is not None)
+        return out
+
+    def next_retry(self) -> float | None:
+        """When the earliest retry or requeue_after of any controller comes due, or None."""
+        times = [t for c in self.controllers.values() if c.running and (t := c.next_retry()) is not None]
+        return min(times, default=None)
+
     async def wait_for_cache_sync(self, timeout: float | None = None) -> bool:  # noqa: ASYNC109 - cluster clock
         synced = await self.informers.wait_for_cache_sync(timeout=timeout)
         return all(synced.values())
@@ -238,7 +271,8 @@ class Manager:
             await asyncio.gather(t, return_exceptions=True)
         if self._own_informers:
             await self.informers.shutdown()
-            self.informers = SharedInformerFactory(self.client, clock=self.clock, rng=self.rng)
+            self.informers = SharedInformerFactory(self.client, clock=self.clock, rng=self.rng,
+                                                   perturber=self.perturber)
             for c in self.controllers.values():
                 for w in c._watches:
                     w.informer = self.informers.informer_for(w.informer.resource)

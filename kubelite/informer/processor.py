@@ -24,7 +24,7 @@ from typing import Any
 import structlog
 
 from kubelite.clock import Clock
-from kubelite.informer.handlers import ResourceEventHandler
+from kubelite.informer.handlers import ResourceEventHandler, describe_handler
 
 __all__ = ["MINIMUM_RESYNC_PERIOD", "ProcessorListener", "SharedProcessor", "determine_resync_period"]
 
@@ -74,7 +74,7 @@ class ProcessorListener:
         self.delivered = 0
 
     def __repr__(self) -> str:
-        return f"<ProcessorListener handler={self.handler!r} pending={len(self._pending)}>"
+        return f"<ProcessorListener handler={describe_handler(self.handler)} pending={len(self._pending)}>"
 
     # --- registration API ---
     def has_synced(self) -> bool:
@@ -111,7 +111,7 @@ class ProcessorListener:
     # --- lifecycle ---
     def start(self) -> None:
         if self._task is None and not self._stopped:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"listener-{self.handler!r}")
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"listener-{describe_handler(self.handler)}")
 
     def stop(self) -> None:
         """Stop delivering: drop the buffer and cancel the task (it may be blocked inside the handler)."""
@@ -146,7 +146,7 @@ class ProcessorListener:
                     if r is not None:
                         await r
                 except Exception as err:
-                    log.error("event_handler_failed", handler=repr(handler), error=repr(err))
+                    log.error("event_handler_failed", handler=describe_handler(handler), error=repr(err))
                     self._returned(kind, b)
                     self.delivered += 1
                     await self._clock.sleep(1.0)

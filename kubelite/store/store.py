@@ -138,8 +138,10 @@ class Store:
         self._history = history
         self.writes = 0
         self.events_delivered = 0
-        #: called with (resource, key, data) after every committed write (the cluster's livelock watchdog)
-        self.on_write: Callable[[str, str, bytes], None] | None = None
+        #: Called synchronously after every committed write, before any watcher hears of it, as
+        #: ``observer(table, type, revision, current, previous)`` (``previous`` is None for a create;
+        #: for a delete ``current`` is the final state). Observers must not write to the store.
+        self.observers: list[Callable[[Table, str, int, StoredObject, StoredObject | None], None]] = []
 
     # --- tables ---
     def add_table(
@@ -357,14 +359,15 @@ class Store:
 
     def _record(self, table: Table, ev: _Event) -> None:
         self.writes += 1
-        if self.on_write is not None:
-            self.on_write(f"{table.group}/{table.plural}" if table.group else table.plural, ev.cur.key, ev.cur.data)
         table.last_write = ev.rv
         hist = table.history
         hist.append(ev)
         if len(hist) > table.history_limit:
             dropped = hist.popleft()
             table.dropped_rv = dropped.rv
+        if self.observers:
+            for observer in self.observers:
+                observer(table, ev.type, ev.rv, ev.cur, ev.prev)
         self._dispatch(table, ev)
 
     # --- watches ---
