@@ -59,7 +59,12 @@ class EvictionREST:
                 if not dry_run:
                     def spend(_old: dict[str, Any]) -> None:
                         self._spend(pod, namespace, pdb["metadata"]["name"])
-            if not dry_run:
+            pre = opts.get("preconditions") or {}
+            meta = pod["metadata"]
+            # upstream checks the delete's preconditions before adding the condition (a rejected eviction
+            # changes nothing); the delete below then reports the conflict
+            if not dry_run and (not pre.get("uid") or pre["uid"] == meta.get("uid")) and (
+                    not pre.get("resourceVersion") or pre["resourceVersion"] == meta.get("resourceVersion")):
                 self._add_disruption_target(info, pod, stored.rv)
         w = Write(user=req.user, info=info, namespace=namespace, dry_run=dry_run)
         await scope.store.delete(
