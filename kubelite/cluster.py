@@ -212,9 +212,7 @@ class Cluster:
         # stops with LivelockError from the call driving time (advance, settle, wait_for)
         self.watchdog = LivelockDetector(self.clock.now, per_object=livelock_per_object, total=livelock_total,
                                          format_time=format_time)
-        self.store.observers.append(
-            lambda table, _type, _rv, cur, _prev: self.watchdog.observe(
-                f"{table.group}/{table.plural}" if table.group else table.plural, cur.key, cur.data))
+        self.store.observers.append(self._watch_write)
         # Background tasks are plain asyncio tasks (not an anyio task group) so a cluster can be entered
         # and exited from different tasks, as pytest-asyncio does with async fixtures.
         self._tasks: list[asyncio.Task[Any]] = []
@@ -222,6 +220,10 @@ class Cluster:
         self._started = False
         #: what :meth:`quiesce` waits for besides the built-in controller manager (see ``track``)
         self._quiescibles: list[Quiescible] = []
+
+    def _watch_write(self, table: Any, type_: str, rv: int, cur: Any, prev: Any) -> None:
+        """Every committed write, to the livelock watchdog."""
+        self.watchdog.observe(f"{table.group}/{table.plural}" if table.group else table.plural, cur.key, cur.data)
 
     # --- lifecycle ---
     async def __aenter__(self) -> Cluster:

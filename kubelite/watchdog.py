@@ -8,8 +8,8 @@ Contract:
 - The error carries a human-readable diagnosis naming the objects and components involved, so
   ``kubelite run`` can print it and exit 3.
 
-:class:`LivelockDetector` is the write-side detector. The store calls :meth:`LivelockDetector.observe`
-for every committed write (a ``Store.observers`` entry). Writes are counted per virtual instant, per object and in
+:class:`LivelockDetector` is the write-side detector. The cluster feeds :meth:`LivelockDetector.observe`
+every committed write (a ``Store.observers`` hook). Writes are counted per virtual instant, per object and in
 total; when one object is written more than ``per_object`` times, or the cluster more than ``total``
 times, at one instant, the detector trips once: it keeps the diagnosis (the most-written objects with
 their counts and the field managers that wrote them at this instant) and cancels the task driving time,

@@ -3,7 +3,7 @@
 Follows ``pkg/controller/nodeipam/ipam/range_allocator.go`` (``NewCIDRRangeAllocator``,
 ``AllocateOrOccupyCIDR``, ``ReleaseCIDR``, ``updateCIDRsAllocation``) with ``cidrset``:
 
-- The cluster CIDR (``--cluster-cidr``; option ``cluster_cidr``, default ``10.244.0.0/16``) is cut into
+- The cluster CIDR (``--cluster-cidr``; option ``cluster_cidr``, default ``10.244.0.0/14``; the cluster passes its own) is cut into
   ``/node_cidr_mask_size`` subnets (default 24), handed out lowest free first.
 - Before the first allocation every Node that already has ``spec.podCIDR`` occupies it, so a restarted
   controller never hands out a CIDR twice.
@@ -78,7 +78,7 @@ class NodeIPAMController:
 
 def register(ctx: ControllerContext) -> None:
     nodes = ctx.informers.informer_for(Node).get_indexer()
-    cidr = ctx.option(NAME, "cluster_cidr", "10.244.0.0/16")
+    cidr = ctx.option(NAME, "cluster_cidr", "10.244.0.0/14")
     mask = int(ctx.option(NAME, "node_cidr_mask_size", 24))
     ctx.manager.controller("node-ipam-controller").for_(Node).complete(
         NodeIPAMController(ctx, nodes=nodes, cluster_cidr=cidr, node_mask=mask))

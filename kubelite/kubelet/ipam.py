@@ -58,9 +58,10 @@ class HostLocalIPAM:
 
 
 def cluster_cidr_for(nodes: int) -> str:
-    """The cluster CIDR a cluster of ``nodes`` gets by default: kind's ``10.244.0.0/16`` (256 nodes of
-    /24), or ``10.128.0.0/9`` (32,768 nodes; clear of the ``10.96.0.0/12`` Service range) beyond."""
-    return "10.244.0.0/16" if nodes <= 256 else "10.128.0.0/9"
+    """The cluster CIDR a cluster of ``nodes`` gets by default: ``10.244.0.0/14`` (kind's ``10.244.0.0/16``
+    widened so that 1,024 nodes of /24 fit; the first node still gets ``10.244.0.0/24``), or
+    ``10.128.0.0/9`` (32,768 nodes; clear of the ``10.96.0.0/12`` Service range) beyond."""
+    return "10.244.0.0/14" if nodes <= 1024 else "10.128.0.0/9"
 
 
 class NodeAddresses:
@@ -68,7 +69,7 @@ class NodeAddresses:
     node) and, when no node IPAM controller runs, the nodes' pod CIDRs from one cluster-wide allocator
     (as the kubelet's ``--pod-cidr`` flag would set them)."""
 
-    def __init__(self, cluster_cidr: str = "10.244.0.0/16", node_mask: int = 24) -> None:
+    def __init__(self, cluster_cidr: str = "10.244.0.0/14", node_mask: int = 24) -> None:
         self.cluster_cidr = cluster_cidr
         self.node_mask = node_mask
         self.cidrs = ClusterCIDRAllocator(cluster_cidr, node_mask)

@@ -2,8 +2,8 @@
 
 Contract: node ``i`` is named ``<prefix>-<i>``. Addresses come from the cluster's one IP space
 (:class:`~kubelite.kubelet.ipam.NodeAddresses`): a host IP ``172.16.x.y`` unique across every pool and
-late-added node, and a pod CIDR (a ``/24`` of the cluster CIDR, ``10.244.0.0/16`` or ``10.128.0.0/9``
-beyond 256 nodes) allocated by the node IPAM controller when kube-controller-manager runs it, else by the
+late-added node, and a pod CIDR (a ``/24`` of the cluster CIDR, ``10.244.0.0/14`` or ``10.128.0.0/9``
+beyond 1,024 nodes) allocated by the node IPAM controller when kube-controller-manager runs it, else by the
 pool from the cluster's allocator. Zone labels go round-robin over ``zones``. All kubelets share one image
 registry, one event recorder and one informer factory for ConfigMaps, Secrets and PVCs (three watches
 for the whole pool); each has its own pod watch on ``spec.nodeName``.

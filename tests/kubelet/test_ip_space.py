@@ -27,7 +27,7 @@ async def test_pools_and_late_nodes_share_one_ip_space() -> None:
         got = await nodes(c)
         assert sorted(got) == ["gpu-0", "gpu-1", "late-0", "late-1", "node-0", "node-1"]
         cidrs = [ipaddress.ip_network(cidr) for cidr, _ in got.values()]
-        assert len(set(cidrs)) == 6 and all(n.subnet_of(ipaddress.ip_network("10.244.0.0/16")) for n in cidrs)
+        assert len(set(cidrs)) == 6 and all(n.subnet_of(ipaddress.ip_network("10.244.0.0/14")) for n in cidrs)
         assert len({ip for _, ip in got.values()}) == 6
         assert got["node-0"] == ("10.244.0.0/24", "172.16.0.1")
         # the CIDRs were written by the node IPAM controller (the kubelets registered without one)
