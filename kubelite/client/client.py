@@ -14,7 +14,7 @@ This is the only way components reach the apiserver. Contract:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import msgspec
@@ -22,15 +22,16 @@ import msgspec
 from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.auth.user import ADMIN, UserInfo
-from kubelite.errors import BadRequest, Expired
+from kubelite.errors import BadRequest, Expired, NotFound
 from kubelite.store.watch import BOOKMARK, ERROR, Watcher, WatchEvent
 
 if TYPE_CHECKING:
     from kubelite.apiserver.server import ApiServer
 
-__all__ = ["CascadeType", "Client", "ObjectList", "PatchType", "WatchStream"]
+__all__ = ["CascadeType", "Client", "ObjectList", "PatchType", "WatchStream", "ignore_not_found"]
 
 T = TypeVar("T", bound=msgspec.Struct)
+R = TypeVar("R")
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
@@ -162,6 +163,12 @@ class Client:
             return reg.resolve(ref)
         except KeyError as e:
             raise BadRequest.make(f"unknown resource {ref!r}: {e.args[0] if e.args else ''}") from None
+
+    def resource_info(self, ref: ResourceRef) -> ResourceInfo:
+        """What a resource reference names (a Struct class, ``"pods"``, ``"deploy"``,
+        ``"widgets.example.com"``, an ``(apiVersion, kind)`` pair): kind, plural, group, scope. A name
+        that matches nothing raises ``BadRequest`` saying so."""
+        return self._info(ref)
 
     def _info_of(self, obj: Any) -> ResourceInfo:
         if isinstance(obj, msgspec.Struct):
@@ -423,6 +430,19 @@ class Client:
         if grace_period is not None:
             body["deleteOptions"] = {"gracePeriodSeconds": grace_period}
         await self.create_subresource("pods", pod, "eviction", body, namespace=namespace)
+
+
+async def ignore_not_found(aw: Awaitable[R]) -> R | None:
+    """Await ``aw`` (a client call) and return its result, or None if it raised ``NotFound``
+    (controller-runtime ``client.IgnoreNotFound``)::
+
+        pod = await ignore_not_found(c.get(Pod, "web"))   # None when there is no such pod
+        await ignore_not_found(c.delete(Pod, "web"))      # deleting what is gone is fine
+    """
+    try:
+        return await aw
+    except NotFound:
+        return None
 
 
 def _label_str(labels: str | dict[str, Any] | None) -> str | None:

@@ -24,13 +24,22 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
 import msgspec
 import structlog
 
 from kubelite.clock import Clock
 from kubelite.controllers.handler import Enqueue, EventHandler
 from kubelite.controllers.predicate import Predicate
-from kubelite.controllers.reconcile import Reconciler, Request, Result, TerminalError, as_reconciler
+from kubelite.controllers.reconcile import (
+    Reconciler,
+    Request,
+    Result,
+    TerminalError,
+    TransientError,
+    as_reconciler,
+)
+from kubelite.errors import ApiError
 from kubelite.informer import (
     Registration,
     ResourceEventHandlerFuncs,
@@ -38,10 +47,11 @@ from kubelite.informer import (
     wait_for_cache_sync,
 )
 from kubelite.logs import reconcile_context
+from kubelite.supervise import first_error, report_error
 from kubelite.workqueue import RateLimitingQueue, ShutDown
 from kubelite.workqueue.default_rate_limiters import RateLimiter
 
-__all__ = ["Controller", "ControllerStatistics"]
+__all__ = ["Controller", "ControllerHealth", "ControllerStatistics"]
 
 log = structlog.get_logger("kubelite.controller")
 
@@ -54,6 +64,19 @@ class ControllerStatistics(msgspec.Struct, frozen=True, kw_only=True):
     requeues_after: int
     active_workers: int
     queue_depth: int
+
+
+class ControllerHealth(msgspec.Struct, frozen=True, kw_only=True):
+    """One controller's health: running, reconcile and error counts, the last error and its request."""
+
+    name: str
+    running: bool
+    reconciles: int
+    errors: int
+    terminal_errors: int
+    last_error: str | None = None
+    last_error_request: str | None = None
+    last_error_time: float | None = None
 
 
 class _Watch:
@@ -131,10 +154,14 @@ class Controller:
         self.recover_panic = recover_panic
         self._watches: list[_Watch] = []
         self.queue: RateLimitingQueue[Request] = self._new_queue()
-        self._workers: list[asyncio.Task[None]] = []
         self.running = False
         self._reconciles = self._errors = self._terminal = self._requeues = self._requeues_after = 0
         self._active = 0
+        self._last_error: str | None = None
+        #: the Manager this controller was added to (None for a bare controller)
+        self.manager: Any = None
+        self._last_error_request: Request | None = None
+        self._last_error_time: float | None = None
 
     @property
     def reconciler(self) -> Reconciler:
@@ -171,7 +198,8 @@ class Controller:
 
     # --- running ---
     async def run(self) -> None:
-        """Register handlers, wait for the caches, run the workers until cancelled."""
+        """Register handlers, wait for the caches, run the workers (in one anyio task group) until
+        cancelled. With ``recover_panic=False`` a reconcile's exception ends the run with that exception."""
         if self.running:
             raise RuntimeError(f"controller {self.name!r} is already running")
         self.running = True
@@ -182,21 +210,17 @@ class Controller:
             await wait_for_cache_sync(
                 *[w.registration for w in self._watches if w.registration is not None], clock=self.clock,
             )
-            loop = asyncio.get_running_loop()
-            self._workers = [
-                loop.create_task(self._worker(), name=f"{self.name}-worker-{i}")
-                for i in range(self.max_concurrent_reconciles)
-            ]
-            await asyncio.gather(*self._workers)
+            try:
+                async with anyio.create_task_group() as tg:
+                    for i in range(self.max_concurrent_reconciles):
+                        tg.start_soon(self._worker, name=f"{self.name}-worker-{i}")
+            except BaseExceptionGroup as eg:
+                raise first_error(eg) from None
         finally:
-            await self._teardown()
+            self._teardown()
 
-    async def _teardown(self) -> None:
+    def _teardown(self) -> None:
         self.queue.shutdown()
-        workers, self._workers = self._workers, []
-        for t in workers:
-            t.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
         for w in self._watches:
             if w.registration is not None:
                 w.informer.remove_event_handler(w.registration)
@@ -236,13 +260,13 @@ class Controller:
                 done(req)
                 raise
             self._active -= 1
-            reset_context(token)
             try:
                 if result is None:
                     forget(req)
                 else:
                     self._succeeded(req, result)
             finally:
+                reset_context(token)
                 done(req)
 
     async def reconcile_handler(self, req: Request) -> None:
@@ -261,26 +285,43 @@ class Controller:
                 return
         finally:
             self._active -= 1
+        try:
+            if result is None:
+                self.queue.forget(req)
+            else:
+                self._succeeded(req, result)
+        finally:
             reconcile_context.reset(token)
-        if result is None:
-            self.queue.forget(req)
-        else:
-            self._succeeded(req, result)
 
     def _failed(self, req: Request, e: Exception) -> None:
-        """A reconcile raised ``e`` (called while its log context is still set)."""
+        """A reconcile raised ``e`` (called while its log context is still set). controller-runtime logs
+        every reconcile error at error level ("Reconciler error") with the request."""
+        self._last_error = f"{type(e).__name__}: {e}"
+        self._last_error_request = req
+        self._last_error_time = self.clock.now()
         if isinstance(e, TerminalError):
             self._terminal += 1
             self.queue.forget(req)
-            log.warning("reconcile_terminal_error", error=str(e))
+            log.error("reconcile_terminal_error", request=str(req), error=self._last_error)
             return
-        if not self.recover_panic:
-            raise e
         self._errors += 1
+        if not self.recover_panic:
+            report_error(f"controller/{self.name}", e, event="reconcile_panic", request=req)
+            raise e
         self.queue.add_rate_limited(req)
-        log.info("reconcile_error", error=f"{type(e).__name__}: {e}")
+        if isinstance(e, ApiError | TransientError):
+            # an API error (409 Conflict, 404 NotFound, ...) is the ordinary, retried path of a level-based
+            # reconciler: logged with its request, not recorded as an unexpected component error
+            log.error("reconcile_error", request=str(req), error=self._last_error)
+        else:
+            report_error(f"controller/{self.name}", e, event="reconcile_error", request=req)
 
     def _succeeded(self, req: Request, result: Result) -> None:
+        if type(result) is not Result:
+            self._failed(req, TypeError(
+                f"reconcile of {req} returned {result!r}; a reconciler returns None or "
+                f"Result(requeue_after=seconds), or raises to be retried"))
+            return
         queue = self.queue
         if result.requeue_after > 0:
             self._requeues_after += 1
@@ -291,6 +332,15 @@ class Controller:
             queue.add_rate_limited(req)
         else:
             queue.forget(req)
+
+    def health(self) -> ControllerHealth:
+        """Whether the controller runs, and its error count and last error (for ``Manager.health()``)."""
+        return ControllerHealth(
+            name=self.name, running=self.running, reconciles=self._reconciles, errors=self._errors,
+            terminal_errors=self._terminal, last_error=self._last_error,
+            last_error_request=str(self._last_error_request) if self._last_error_request is not None else None,
+            last_error_time=self._last_error_time,
+        )
 
     def statistics(self) -> ControllerStatistics:
         return ControllerStatistics(

@@ -55,7 +55,7 @@ class ControllerContext:
 
     def __init__(
         self, *, client: Client, manager: Manager, informers: SharedInformerFactory, clock: Clock,
-        rng: random.Random, broadcaster: EventBroadcaster, start_soon: Callable[..., None],
+        rng: random.Random, broadcaster: EventBroadcaster, start_soon: Callable[..., Any],
         options: dict[str, Any] | None = None,
     ) -> None:
         self.client = client

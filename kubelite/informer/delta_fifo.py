@@ -129,6 +129,8 @@ class DeltaFIFO:
         self.known_objects = known_objects
         self.emit_delta_type_replaced = emit_delta_type_replaced
         self.notify = notify
+        #: called once, when :meth:`has_synced` turns true (the informer wakes its sync waiters)
+        self.on_synced: Callable[[], None] | None = None
 
     # --- keys ---
     def key_of(self, obj: Any) -> str:
@@ -148,6 +150,8 @@ class DeltaFIFO:
     def _check_synced(self) -> None:
         if not self._synced and self._populated and self._initial_population_count == 0:
             self._synced = True
+            if self.on_synced is not None:
+                self.on_synced()
 
     def _mark_populated(self) -> None:
         if not self._populated:

@@ -10,13 +10,16 @@ Contract:
 - A listener is also the handler's registration: ``has_synced()`` is true once the informer has synced
   *and* this handler has returned from every ``on_add`` of the initial list (upstream's
   ``SingleFileTracker``). Removing a listener stops its deliveries at once (what is buffered is dropped).
-- Handler exceptions are logged; the listener sleeps one second (on the clock) and goes on.
+- Handler exceptions are never silent: each is logged at ERROR with the handler, the notification and
+  the traceback, counted (:attr:`ProcessorListener.errors`) and recorded as an unexpected component
+  error of the running cluster (:func:`kubelite.supervise.report_error`); the listener then sleeps one
+  second (on the clock, upstream's ``wait.Until`` period) and goes on with the next notification.
+- Every listener's task runs in its processor's anyio task group (:class:`kubelite.supervise.Supervisor`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -25,6 +28,7 @@ import structlog
 
 from kubelite.clock import Clock
 from kubelite.informer.handlers import ResourceEventHandler
+from kubelite.supervise import Supervisor, TaskHandle, report_error
 
 __all__ = ["MINIMUM_RESYNC_PERIOD", "ProcessorListener", "SharedProcessor", "determine_resync_period"]
 
@@ -52,26 +56,53 @@ def determine_resync_period(desired: float, check: float) -> float:
     return desired
 
 
+_NAMES = ("add", "update", "delete")
+
+
+def _nothing() -> None:
+    return None
+
+
+def _describe(obj: Any) -> str:
+    """namespace/name of an object (a dict or a Struct) for an error line."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else getattr(obj, "metadata", None)
+    if meta is None:
+        return "?"
+    if isinstance(meta, dict):
+        ns, name = meta.get("namespace"), meta.get("name")
+    else:
+        ns, name = getattr(meta, "namespace", None), getattr(meta, "name", None)
+    return f"{ns}/{name}" if ns else str(name)
+
+
 class ProcessorListener:
     """One handler's buffer and task; returned to callers as its registration."""
 
     def __init__(
         self, handler: ResourceEventHandler, *, requested_resync_period: float, resync_period: float,
         now: float, upstream_has_synced: Callable[[], bool], clock: Clock,
+        notify_sync: Callable[[], None] | None = None,
     ) -> None:
         self.handler = handler
         self.requested_resync_period = requested_resync_period
         self.resync_period = resync_period
         self.next_resync = now + resync_period
         self._upstream_has_synced = upstream_has_synced
+        self._notify_sync = notify_sync if notify_sync is not None else _nothing
+        #: the informer this registration belongs to (set by it)
+        self.owner: Any = None
         self._clock = clock
         self._pending: deque[Notification] = deque()
         # initial-list on_add calls added but not yet returned from (the sync tracker's count)
         self._initial_outstanding = 0
         self._waiter: asyncio.Future[None] | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._task: TaskHandle | None = None
         self._stopped = False
         self.delivered = 0
+        #: handler calls that raised
+        self.errors = 0
+        #: the last of them, as "Type: message"
+        self.last_error: str | None = None
 
     def __repr__(self) -> str:
         return f"<ProcessorListener handler={self.handler!r} pending={len(self._pending)}>"
@@ -109,9 +140,10 @@ class ProcessorListener:
         self.next_resync = now + self.resync_period
 
     # --- lifecycle ---
-    def start(self) -> None:
+    def start(self, supervisor: Supervisor) -> None:
+        """Start delivering, as a task of ``supervisor`` (the processor's)."""
         if self._task is None and not self._stopped:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"listener-{self.handler!r}")
+            self._task = supervisor.start_soon(self._run, name=f"listener-{self.handler!r}")
 
     def stop(self) -> None:
         """Stop delivering: drop the buffer and cancel the task (it may be blocked inside the handler)."""
@@ -123,8 +155,7 @@ class ProcessorListener:
 
     async def wait_stopped(self) -> None:
         if self._task is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await self._task.wait()
 
     async def _run(self) -> None:
         # Hot path: drain the whole buffer per wake-up; the handler's methods are looked up once.
@@ -146,7 +177,10 @@ class ProcessorListener:
                     if r is not None:
                         await r
                 except Exception as err:
-                    log.error("event_handler_failed", handler=repr(handler), error=repr(err))
+                    self.errors += 1
+                    self.last_error = f"{type(err).__name__}: {err}"
+                    report_error("informer", err, event="event_handler_failed", handler=repr(handler),
+                                 notification=_NAMES[kind], object=_describe(a if kind != UPDATE else b))
                     self._returned(kind, b)
                     self.delivered += 1
                     await self._clock.sleep(1.0)
@@ -156,6 +190,8 @@ class ProcessorListener:
                     raise
                 if kind == ADD and b and self._initial_outstanding > 0:
                     self._initial_outstanding -= 1
+                    if self._initial_outstanding == 0:
+                        self._notify_sync()
                 self.delivered += 1
             self._waiter = loop.create_future()
             await self._waiter
@@ -164,6 +200,8 @@ class ProcessorListener:
         """The sync tracker's bookkeeping for a handler call that raised (or was cancelled)."""
         if kind == ADD and b and self._initial_outstanding > 0:
             self._initial_outstanding -= 1
+            if self._initial_outstanding == 0:
+                self._notify_sync()
 
 
 class SharedProcessor:
@@ -174,11 +212,12 @@ class SharedProcessor:
         # listener -> whether it takes part in the resync being delivered now
         self.listeners: dict[ProcessorListener, bool] = {}
         self.started = False
+        self.supervisor = Supervisor("event-handlers")
 
     def add_listener(self, listener: ProcessorListener) -> None:
         self.listeners[listener] = False
         if self.started:
-            listener.start()
+            listener.start(self.supervisor)
 
     def remove_listener(self, listener: ProcessorListener) -> bool:
         if listener not in self.listeners:
@@ -198,17 +237,19 @@ class SharedProcessor:
 
     def start(self) -> None:
         self.started = True
+        self.supervisor.open()
         for listener in self.listeners:
-            listener.start()
+            listener.start(self.supervisor)
 
     async def stop(self) -> None:
+        """Stop every listener and wait; raises what a listener's task died of (a bug, not a handler
+        exception: those are caught and reported)."""
         listeners = list(self.listeners)
         self.listeners.clear()
         self.started = False
         for listener in listeners:
             listener.stop()
-        for listener in listeners:
-            await listener.wait_stopped()
+        await self.supervisor.close()
 
     def should_resync(self) -> bool:
         """Mark the listeners whose resync is due (and schedule their next one); true if any is."""

@@ -29,6 +29,7 @@ Contract (upstream ``scheduler.go``, ``schedule_one.go``, ``eventhandlers.go``):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -165,7 +166,10 @@ class Scheduler:
             tasks = list(self._tasks)
             for t in tasks:
                 t.cancel()
-            await asyncio.gather(flusher, *tasks, return_exceptions=True)
+            # wait for each; their own failures were logged by _task_done as they happened
+            for t in (flusher, *tasks):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await t
 
     async def _flush_unschedulable(self) -> None:
         assert self.queue is not None

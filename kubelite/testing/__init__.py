@@ -24,11 +24,12 @@ Importing this package is cheap: the control plane is imported when a fixture or
 from kubelite.testing.helpers import (
     install_crds,
     load_manifests,
+    reconciler_manager,
     register_reconciler,
     register_scheduler_plugin,
     start_default_scheduler,
 )
 from kubelite.testing.plugin import seed_for
 
-__all__ = ["install_crds", "load_manifests", "register_reconciler", "register_scheduler_plugin", "seed_for",
+__all__ = ["install_crds", "load_manifests", "reconciler_manager", "register_reconciler", "register_scheduler_plugin", "seed_for",
            "start_default_scheduler"]

@@ -20,10 +20,15 @@ import asyncio
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["install_crds", "load_manifests", "register_reconciler", "register_scheduler_plugin",
-           "start_default_scheduler"]
+if TYPE_CHECKING:
+    from kubelite.cluster import Cluster
+    from kubelite.controllers import Manager
+    from kubelite.supervise import TaskHandle
+
+__all__ = ["install_crds", "load_manifests", "reconciler_manager", "register_reconciler",
+           "register_scheduler_plugin", "start_default_scheduler"]
 
 
 class _Extras:
@@ -31,7 +36,7 @@ class _Extras:
 
     def __init__(self) -> None:
         self.manager: Any = None
-        self.scheduler_task: asyncio.Task[None] | None = None
+        self.scheduler_task: TaskHandle | None = None
         self.scheduler_factory: Any = None
         self.plugins: dict[str, Any] = {}
         self.owns_scheduler = False
@@ -49,19 +54,17 @@ def _extras(cluster: Any) -> _Extras:
 
 
 async def _keeper(ex: _Extras) -> None:
-    """Lives as long as the cluster; stops what the helpers started when the cluster cancels it."""
+    """Lives as long as the cluster; stops what the helpers started when the cluster cancels it. (The
+    manager is also one of ``cluster.managers``: the cluster stops it, and raises what it died of.)"""
     try:
         await asyncio.Event().wait()
     finally:
-        if ex.manager is not None:
-            await ex.manager.stop()
         await _stop_scheduler(ex)
 
 
 async def _stop_scheduler(ex: _Extras) -> None:
     if ex.scheduler_task is not None:
-        ex.scheduler_task.cancel()
-        await asyncio.gather(ex.scheduler_task, return_exceptions=True)
+        await ex.scheduler_task.stop()
         ex.scheduler_task = None
     if ex.scheduler_factory is not None:
         await ex.scheduler_factory.shutdown()
@@ -127,7 +130,9 @@ async def register_reconciler(cluster: Any, name: str, reconciler: Any, *, for_:
     or a zero-argument factory) as controller ``name`` for the ``for_`` resource, owning ``owns`` (owned
     objects enqueue their controller owner) and watching ``(resource, map_fn)`` pairs. Resources are what
     the client accepts: a plural ("webapps.example.com", "deployments"), a (apiVersion, kind) tuple or a
-    typed Struct class. Returns the :class:`~kubelite.controllers.Controller`."""
+    typed Struct class. Returns the :class:`~kubelite.controllers.Controller`; its manager (shared by
+    every reconciler registered on this cluster, one of ``cluster.managers``) is ``controller.manager``
+    and :func:`reconciler_manager`: crash and restart it with ``manager.crash()``/``manager.restart()``."""
     from kubelite.controllers import Manager
 
     ex = _extras(cluster)
@@ -142,6 +147,13 @@ async def register_reconciler(cluster: Any, name: str, reconciler: Any, *, for_:
     ctrl = builder.complete(reconciler)
     await ex.manager.start()
     return ctrl
+
+
+def reconciler_manager(cluster: Cluster) -> Manager | None:
+    """The :class:`~kubelite.controllers.Manager` running the reconcilers :func:`register_reconciler`
+    registered on ``cluster`` (None before the first one)."""
+    ex = _EXTRAS.get(cluster)
+    return ex.manager if ex is not None else None
 
 
 async def _start_scheduler(cluster: Any, ex: _Extras, profiles: Sequence[Mapping[str, Any]] | None) -> Any:
@@ -161,7 +173,7 @@ async def _start_scheduler(cluster: Any, ex: _Extras, profiles: Sequence[Mapping
         sched.register_plugin(n, f)
     sched.build()  # profile errors surface here, in the caller
     ex.scheduler_factory = informers
-    ex.scheduler_task = asyncio.get_running_loop().create_task(sched.run(), name="kube-scheduler")
+    ex.scheduler_task = cluster.start_soon(sched.run, name="kube-scheduler")
     ex.owns_scheduler = True
     cluster.scheduler = sched
     return sched

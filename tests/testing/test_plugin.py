@@ -218,6 +218,7 @@ def test_importing_the_plugin_imports_nothing_beyond_the_kubelite_package() -> N
 def test_public_api() -> None:
     import kubelite.testing as t
 
-    assert set(t.__all__) == {"install_crds", "load_manifests", "register_reconciler", "register_scheduler_plugin",
+    assert set(t.__all__) == {"install_crds", "load_manifests", "reconciler_manager", "register_reconciler",
+                              "register_scheduler_plugin",
                               "seed_for", "start_default_scheduler"}
     assert all(hasattr(t, name) for name in t.__all__)
