@@ -8,7 +8,9 @@ Contract (pure, no clock of its own: every call passes the time):
   the entry went stale, i.e. more than ``2 * max_delay`` since its last update) sets the delay to
   ``initial``; every later one doubles it, capped at ``max_delay``.
 - :meth:`Backoff.in_backoff_since` says whether ``now`` is still within the current delay measured
-  from ``since`` (upstream ``IsInBackOffSince``: the kubelet passes the container's finishedAt).
+  from ``since`` (upstream ``IsInBackOffSince``: the kubelet passes the container's finishedAt);
+  :meth:`Backoff.in_backoff_since_update` measures from the last event (``IsInBackOffSinceUpdate``:
+  the image manager's pull backoff).
 - Entries are small; :meth:`gc` drops stale ones, :meth:`forget` one key (pod removed).
 """
 
@@ -60,6 +62,19 @@ class Backoff:
         if e is None or self._expired(now, e[1]):
             return False
         return now - since < e[0]
+
+    def in_backoff_since_update(self, key: Hashable, now: float) -> bool:
+        """Upstream ``IsInBackOffSinceUpdate``: ``now`` is within the delay measured from the last event
+        (the image manager's pull backoff)."""
+        e = self.entries.get(key)
+        if e is None or self._expired(now, e[1]):
+            return False
+        return now - e[1] < e[0]
+
+    def expires(self, key: Hashable) -> float:
+        """When the current delay measured from the last event ends (0 when there is no entry)."""
+        e = self.entries.get(key)
+        return e[1] + e[0] if e is not None else 0.0
 
     def remaining(self, key: Hashable, since: float, now: float) -> float:
         """Seconds until ``in_backoff_since(key, since, ·)`` turns False (0 if it already is)."""

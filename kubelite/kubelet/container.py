@@ -38,10 +38,10 @@ class Terminated:
 
 
 class ContainerRecord:
-    __slots__ = ("backoff_key", "container_id", "exit_code", "field_path", "finished_at", "hook_until", "image",
+    __slots__ = ("backoff_key", "backoff_visible_at", "container_id", "exit_code", "field_path", "finished_at", "hook_until", "image",
                  "init", "killed_by_probe", "last", "memory_limit", "name", "pid", "plan", "probe_specs",
                  "probes", "profile", "pull_policy", "pulling", "ready", "restart_count", "sidecar", "spec",
-                 "started_at", "started_flag", "step", "stop_code", "term_reason", "until", "waiting_message",
+                 "start_error", "started_at", "started_flag", "step", "stop_code", "term_reason", "until", "waiting_message",
                  "waiting_reason")
 
     def __init__(self, spec: Mapping[str, Any], *, init: bool, pod_uid: str = "") -> None:
@@ -78,6 +78,8 @@ class ContainerRecord:
         self.stop_code = 0
         self.hook_until: float | None = None
         self.probes: dict[str, ProbeWorker] = {}
+        self.start_error = ""
+        self.backoff_visible_at = 0.0  # in BACKOFF: from here the status shows CrashLoopBackOff
 
     def move(self, new: Step) -> None:
         check(self.step, new)
@@ -147,14 +149,17 @@ class ContainerRecord:
         self.probes = {}
         self.hook_until = None
 
-    def restart(self) -> None:
-        """Back to IMAGE for the next run; this run becomes ``lastState``."""
+    def restart(self, *, after_backoff: bool = False) -> None:
+        """Back to IMAGE for the next run; this run becomes ``lastState``. After a backoff the container
+        keeps reporting ``CrashLoopBackOff`` until the new run starts (upstream's cached reason stays
+        until the next status is generated from a running container)."""
         assert self.started_at is not None and self.finished_at is not None
         self.last = Terminated(self.term_reason, self.exit_code, self.started_at, self.finished_at,
                                self.container_id)
         self.restart_count += 1
         self.move(Step.IMAGE)
-        self.waiting_reason, self.waiting_message = "ContainerCreating", ""
+        if not (after_backoff and self.waiting_reason == "CrashLoopBackOff"):
+            self.waiting_reason, self.waiting_message = "ContainerCreating", ""
 
     def memory_at(self, now: float) -> int:
         if self.profile is None or self.started_at is None:

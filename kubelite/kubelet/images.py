@@ -6,8 +6,17 @@ request order. Guarantees:
 - ``IfNotPresent`` uses the cache; ``Always`` re-pulls (fast when present: only the manifest is
   checked); ``Never`` fails with ErrImageNeverPull when the image is absent. The default policy is
   ``Always`` for ``:latest`` or untagged images, else ``IfNotPresent`` (the apiserver's defaulting).
-- A failed pull records a backoff entry for the image (10 s doubling to 300 s); while in backoff,
-  :meth:`ImageManager.ensure` answers ``backoff`` without pulling (ImagePullBackOff).
+- A failed pull records a backoff entry for the pod and image (upstream's key is ``<pod uid>_<image>``;
+  10 s doubling to 300 s, measured from the failure: ``IsInBackOffSinceUpdate``); while in backoff,
+  :meth:`ImageManager.ensure` answers ``backoff`` (with ``until``, when the next pull may start) without
+  pulling (ImagePullBackOff). So a missing image is tried at 0, then 10, 20, 40, ... 300 s after each
+  failure.
+- The cache is per node: once an image is present, a second container using it does not pull
+  (``IfNotPresent``) or only checks the manifest (``Always``); a pull of an image another pull is already
+  fetching waits for it (serialized) and then only resolves the manifest, as containerd does with layers
+  already in its content store.
+- A private registry (``ImageRegistry.require_pull_secret``) answers 401 unless the caller says it holds
+  credentials for it (``authorized=False`` fails the pull: "pull access denied").
 - Whether an image exists is decided by the :class:`~kubelite.kubelet.workload.ImageRegistry` when the
   pull starts; ``unpullable`` is a fault switch that makes chosen images fail even though they exist.
 Pure: the caller passes the time and schedules its own wake-up at the returned completion time.
@@ -78,6 +87,7 @@ class ImageManager:
         self.backoff = Backoff(INITIAL_BACKOFF, MAX_BACKOFF)
         self._busy_until = 0.0
         self._pulls: dict[Hashable, _Pull] = {}
+        self._fetching: dict[str, float] = {}  # "repo:tag" -> when the pull fetching its layers is done
 
     @staticmethod
     def ref(image: str) -> str:
@@ -93,18 +103,24 @@ class ImageManager:
     def has(self, image: str) -> bool:
         return self.ref(image) in self.present
 
-    def ensure(self, key: Hashable, image: str, policy: str | None, now: float) -> PullResult:
-        """Make sure ``image`` is present for the container ``key``; see the module docstring."""
+    def ensure(self, key: Hashable, image: str, policy: str | None, now: float, *,
+               authorized: bool = True) -> PullResult:
+        """Make sure ``image`` is present for the container ``key`` (``(pod uid, container)``); see the
+        module docstring. ``authorized`` says whether the pod has credentials for a private registry."""
         ref = self.ref(image)
         policy = policy or default_pull_policy(image)
+        bkey = (key[0] if isinstance(key, tuple) and key else key, ref)
         pull = self._pulls.get(key)
         if pull is not None:
             if now < pull.done_at:
                 return PullResult(PULLING, until=pull.done_at)
             del self._pulls[key]
+            if self._fetching.get(ref) == pull.done_at:
+                del self._fetching[ref]
             if pull.error:
-                self.backoff.next(ref, now)
-                return PullResult(FAILED, message=pull.error)
+                self.backoff.next(bkey, now)
+                return PullResult(FAILED, message=pull.error, until=self.backoff.expires(bkey))
+            self.backoff.forget(bkey)
             self.present[ref] = pull.size
             return PullResult(PULLED, duration=pull.done_at - pull.started_at,
                               waited=pull.done_at - pull.requested_at, size=pull.size)
@@ -116,17 +132,28 @@ class ImageManager:
                               message=f'Container image "{image}" is not present with pull policy of Never')
         if present and policy != "Always":
             return PullResult(PRESENT)
-        if self.backoff.in_backoff_since(ref, now, now):
-            return PullResult(BACKOFF, message=f'Back-off pulling image "{image}"')
+        if self.backoff.in_backoff_since_update(bkey, now):
+            return PullResult(BACKOFF, message=f'Back-off pulling image "{image}"', until=self.backoff.expires(bkey))
         profile = None if self._blocked(ref) else self.registry.lookup(image)
         start = max(now, self._busy_until) if self.serialize else now
-        if profile is None:
+        if profile is not None and not authorized:
+            error = (f'rpc error: code = Unknown desc = failed to pull and unpack image "{ref}": failed to resolve '
+                     f'reference "{ref}": pull access denied, repository does not exist or may require '
+                     'authorization: server message: insufficient_scope: authorization failed')
+            done, size = start + RESOLVE_SECONDS, 0
+        elif profile is None:
             error = (f'rpc error: code = NotFound desc = failed to pull and unpack image "{ref}": failed to '
                      f'resolve reference "{ref}": {ref}: not found')
             done, size = start + RESOLVE_SECONDS, 0
         else:
             error, size = "", profile.size_bytes()
-            done = start + (REPULL_SECONDS if present else self._pull_time(profile))
+            fetching = self._fetching.get(ref)
+            if present or fetching is not None:
+                # layers present (or being fetched by the pull ahead of us): only the manifest is resolved
+                done = max(start, fetching or 0.0) + REPULL_SECONDS
+            else:
+                done = start + self._pull_time(profile)
+                self._fetching[ref] = done
         if self.serialize:
             self._busy_until = done
         self._pulls[key] = _Pull(now, start, done, error, size)
@@ -141,4 +168,13 @@ class ImageManager:
         return ref in self.unpullable or ref.rsplit(":", 1)[0] in self.unpullable
 
     def cancel(self, key: Hashable) -> None:
-        self._pulls.pop(key, None)
+        pull = self._pulls.pop(key, None)
+        if pull is not None:
+            for ref, done in list(self._fetching.items()):
+                if done == pull.done_at:
+                    del self._fetching[ref]
+
+    def forget(self, pod_uid: str) -> None:
+        """The pod is gone: drop its pull backoff entries."""
+        for k in [k for k in self.backoff.entries if isinstance(k, tuple) and k[0] == pod_uid]:
+            del self.backoff.entries[k]

@@ -23,19 +23,32 @@ from typing import Any
 
 from kubelite.kubelet import images as im
 from kubelite.kubelet.backoff import Backoff
+from kubelite.kubelet.command import behaviour
 from kubelite.kubelet.container import ContainerRecord
 from kubelite.kubelet.devices import DeviceManager
 from kubelite.kubelet.ipam import HostLocalIPAM, IPExhausted
 from kubelite.kubelet.lifecycle import Step
 from kubelite.kubelet.probes import READINESS, STARTUP
 from kubelite.kubelet.volumes import VolumeLookup, check_env, check_volumes
-from kubelite.kubelet.workload import ImageProfile, ImageRegistry, cpu_millis, plan_run, profile_for
+from kubelite.kubelet.workload import (
+    ImageProfile,
+    ImageRegistry,
+    cpu_millis,
+    plan_run,
+    profile_for,
+    valid_reference,
+)
 
 __all__ = ["NodeRuntime", "PodWorker", "Stage"]
 
 NORMAL, WARNING = "Normal", "Warning"
 #: pod_workers.go: a failed sync is retried after backOffPeriod with jitter factor 0.5
 SYNC_RETRY = 10.0
+#: The PLEG relist period (1 s). A sync that fails into a backoff (ErrImagePull, a crash while the restart
+#: backoff runs) writes its own result first (``ErrImagePull``; ``terminated``: kubectl shows Error,
+#: OOMKilled or Completed); the reason the runtime manager cached (``ImagePullBackOff``,
+#: ``CrashLoopBackOff``) reaches the status with the next sync, one relist later.
+SYNC_LAG = 1.0
 _MOUNT_BACKOFF = (0.5, 122.0)  # goroutinemap exponentialbackoff: 500 ms doubling to 2m2s
 
 
@@ -70,6 +83,8 @@ class NodeRuntime:
         self.cni_ready = True
         self.restart_backoff = Backoff()
         self.crash_requests: set[tuple[str, str]] = set()  # (pod uid, container): fault switch
+        #: the registry hosts a pod's imagePullSecrets hold credentials for (set by the kubelet)
+        self.pull_credentials: Callable[[Mapping[str, Any]], dict[str, str]] = lambda pod: {}
 
 
 def _ref(pod: Mapping[str, Any], field_path: str = "") -> dict[str, str]:
@@ -253,8 +268,18 @@ class PodWorker:
         for _ in range(32):  # each pass moves one step; bounded so a bug cannot spin forever
             step = rec.step
             if step == Step.IMAGE:
-                r = rt.images.ensure((self.uid, rec.name), rec.image, rec.pull_policy, now)
                 fp = rec.field_path
+                if not valid_reference(rec.image):
+                    # images.applyDefaultImageTag fails: InvalidImageName on every sync, never pulled
+                    msg = (f'Failed to apply default image tag "{rec.image}": couldn\'t parse image name '
+                           f'"{rec.image}": invalid reference format')
+                    if rec.waiting_reason != "InvalidImageName":
+                        self.event(WARNING, "InspectFailed", msg, fp)
+                        self.event(WARNING, "Failed", "Error: InvalidImageName", fp)
+                    rec.set_waiting("InvalidImageName", msg)
+                    return self._retry(now)
+                r = rt.images.ensure((self.uid, rec.name), rec.image, rec.pull_policy, now,
+                                     authorized=self._authorized(rec.image))
                 if r.kind == im.PULLING:
                     if not rec.pulling:
                         rec.pulling = True
@@ -276,10 +301,13 @@ class PodWorker:
                     rec.set_waiting("ErrImagePull", r.message)
                     self.event(WARNING, "Failed", f'Failed to pull image "{rec.image}": {r.message}', fp)
                     self.event(WARNING, "Failed", "Error: ErrImagePull", fp)
-                elif r.kind == im.BACKOFF:
-                    rec.set_waiting("ImagePullBackOff", r.message)
-                    self.event(NORMAL, "BackOff", r.message, fp)
-                    self.event(WARNING, "Failed", "Error: ImagePullBackOff", fp)
+                    return now + SYNC_LAG
+                if r.kind == im.BACKOFF:
+                    if rec.waiting_reason != "ImagePullBackOff":
+                        rec.set_waiting("ImagePullBackOff", r.message)
+                        self.event(NORMAL, "BackOff", r.message, fp)
+                        self.event(WARNING, "Failed", "Error: ImagePullBackOff", fp)
+                    return r.until
                 else:
                     rec.set_waiting("ErrImageNeverPull", r.message)
                     self.event(WARNING, "ErrImageNeverPull", r.message, fp)
@@ -289,6 +317,7 @@ class PodWorker:
                 profile: ImageProfile | None = None
                 if err is None:
                     base = rt.registry.lookup(rec.image) or rt.registry.default
+                    base = self._command_profile(rec, base)
                     try:
                         profile = profile_for(base, (self.pod.get("metadata") or {}).get("annotations"), rec.name)
                     except ValueError as e:
@@ -320,18 +349,50 @@ class PodWorker:
             if step == Step.BACKOFF:
                 finished = rec.finished_at if rec.finished_at is not None else now
                 if rt.restart_backoff.in_backoff_since(rec.backoff_key, finished, now):
-                    return finished + rt.restart_backoff.get(rec.backoff_key)
+                    until = finished + rt.restart_backoff.get(rec.backoff_key)
+                    if now < rec.backoff_visible_at:
+                        return min(until, rec.backoff_visible_at)
+                    return until
                 rt.restart_backoff.next(rec.backoff_key, now, finished)
-                self._restart(rec, now)
+                rec.restart(after_backoff=True)
                 continue
             return None
         raise RuntimeError(f"container {rec.name} of {self.key} did not settle")  # pragma: no cover
+
+    def _authorized(self, image: str) -> bool:
+        private = self.rt.registry.private(image)
+        if private is None:
+            return True
+        host, accepted = private
+        creds = self.rt.pull_credentials(self.pod)
+        secret = creds.get(host)
+        return secret is not None and (not accepted or secret in accepted)
+
+    @staticmethod
+    def _command_profile(rec: ContainerRecord, base: ImageProfile) -> ImageProfile:
+        """The image profile with what the container's command says it does (see
+        :mod:`kubelite.kubelet.command`), unless the profile itself says when the process exits."""
+        rec.start_error = ""
+        if base.exit_after is not None or base.crash_after is not None:
+            return base
+        b = behaviour(rec.spec)
+        if b is None:
+            return base
+        rec.start_error = b.start_error
+        if b.exit_after is None:
+            return base
+        return base.merged({"exitAfter": b.exit_after, "exitCode": b.exit_code})
 
     def _start(self, rec: ContainerRecord, at: float) -> None:
         rt = self.rt
         assert rec.profile is not None
         limit = rec.memory_limit
         rec.running(at, plan_run(rec.profile, memory_limit=limit, rng=rt.rng))
+        if rec.start_error:
+            # the runtime could not exec the process: terminated StartError, exit code 128
+            self.event(WARNING, "Failed", f"Error: {rec.start_error}", rec.field_path)
+            rec.exit(at, 128, "StartError")
+            return
         self.event(NORMAL, "Started", f"Started container {rec.name}", rec.field_path)
 
     def _running(self, rec: ContainerRecord, now: float) -> float | None:
@@ -424,13 +485,14 @@ class PodWorker:
                             f"back-off {delay:g}s restarting failed container={rec.name} pod={self.desc()}")
             self.event(WARNING, "BackOff", f"Back-off restarting failed container {rec.name} in pod {self.desc()}",
                        rec.field_path)
+            # the terminated state is reported until the next sync puts CrashLoopBackOff in its place
+            rec.backoff_visible_at = finished + SYNC_LAG
+            if now < rec.backoff_visible_at:
+                return min(rec.backoff_visible_at, finished + delay)
             return finished + delay
         rt.restart_backoff.next(key, now, finished)
-        self._restart(rec, now)
-        return self._drive(rec, now)
-
-    def _restart(self, rec: ContainerRecord, now: float) -> None:
         rec.restart()
+        return self._drive(rec, now)
 
     # --- termination ---
     def begin_termination(self, now: float, grace: float, *, reason: str | None = None,
@@ -489,6 +551,7 @@ class PodWorker:
         for rec in self.containers:
             rt.images.cancel((self.uid, rec.name))
             rt.restart_backoff.forget(rec.backoff_key)
+        rt.images.forget(self.uid)
 
     def reject(self, reason: str, message: str) -> None:
         self.stage = Stage.REJECTED

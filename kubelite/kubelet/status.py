@@ -44,30 +44,60 @@ def _terminated(reason: str, code: int, started: float, finished: float, cid: st
                            "finishedAt": format_time(finished), "containerID": cid}}
 
 
-def container_status(rec: ContainerRecord, *, initializing: bool, devices: Mapping[str, list[str]] | None
-                     ) -> dict[str, Any]:
+def container_status(rec: ContainerRecord, *, initializing: bool, devices: Mapping[str, list[str]] | None,
+                     now: float = 0.0) -> dict[str, Any]:
+    """One entry of ``containerStatuses``/``initContainerStatuses`` (``convertToAPIContainerStatuses``):
+
+    - ``state`` is the latest run: running, terminated (reason Completed, Error, OOMKilled, StartError),
+      or waiting. A container not created yet waits with ``ContainerCreating``, or ``PodInitializing`` when
+      the pod has init containers (``initializing``: upstream's ``hasInitContainers``, for both lists);
+      a pull or config failure waits with its reason.
+    - A container in restart backoff reports its terminated run until the next sync (``SYNC_LAG``), then
+      waits with ``CrashLoopBackOff`` and the run that just ended moves to ``lastState`` (upstream: the
+      cached failure reason replaces a terminated state, which becomes ``lastTerminationState``).
+    - ``lastState`` is otherwise the run before the latest one; ``restartCount`` counts the restarts
+      done (a container in backoff has not been restarted yet).
+    - ``ready``: a running app container that passes readiness (ready at start without a probe); a
+      regular init container is ready once it exited 0, never while running; a sidecar by readiness.
+      ``started``: running and past its startup probe.
+    """
     step = rec.step
     state: dict[str, Any]
+    last = rec.last
+    last_state: dict[str, Any] = _terminated(last.reason, last.exit_code, last.started_at, last.finished_at,
+                                             last.container_id) if last is not None else {}
     if step in (Step.RUNNING, Step.STOPPING):
         assert rec.started_at is not None
         state = {"running": {"startedAt": format_time(rec.started_at)}}
     elif step in (Step.EXITED, Step.DONE) and rec.finished_at is not None and rec.started_at is not None:
         state = _terminated(rec.term_reason, rec.exit_code, rec.started_at, rec.finished_at, rec.container_id)
+    elif step == Step.BACKOFF and rec.finished_at is not None and rec.started_at is not None:
+        ended = _terminated(rec.term_reason, rec.exit_code, rec.started_at, rec.finished_at, rec.container_id)
+        if now < rec.backoff_visible_at:
+            state = ended
+        else:
+            waiting: dict[str, Any] = {"reason": rec.waiting_reason}
+            if rec.waiting_message:
+                waiting["message"] = rec.waiting_message
+            state, last_state = {"waiting": waiting}, ended
     else:
         reason = rec.waiting_reason
-        if initializing and reason == "ContainerCreating" and not rec.init:
+        if initializing and reason == "ContainerCreating":
             reason = "PodInitializing"
-        waiting: dict[str, Any] = {"reason": reason}
+        waiting = {"reason": reason}
         if rec.waiting_message:
             waiting["message"] = rec.waiting_message
         state = {"waiting": waiting}
-    last = rec.last
+    running = step == Step.RUNNING
+    if rec.init and not rec.sidecar:
+        ready = step in (Step.EXITED, Step.DONE) and rec.finished_at is not None and rec.exit_code == 0
+    else:
+        ready = rec.ready and running
     out: dict[str, Any] = {
         "name": rec.name,
         "state": state,
-        "lastState": _terminated(last.reason, last.exit_code, last.started_at, last.finished_at,
-                                 last.container_id) if last is not None else {},
-        "ready": rec.ready and step == Step.RUNNING,
+        "lastState": last_state,
+        "ready": ready,
         "restartCount": rec.restart_count,
         "image": rec.image,
         "imageID": image_id(rec.image) if rec.container_id else "",
@@ -182,12 +212,12 @@ def build_status(w: PodWorker, now: float, previous: Mapping[str, Any] | None) -
         status["podIPs"] = [{"ip": w.pod_ip}]
     status["startTime"] = format_time(w.start_time)
     allocs = rt.devices.allocations
-    initializing = bool(incomplete)
+    has_inits = bool(inits)
     if inits:
         status["initContainerStatuses"] = [
-            container_status(r, initializing=False, devices=allocs.get((w.uid, r.name))) for r in inits]
+            container_status(r, initializing=True, devices=allocs.get((w.uid, r.name)), now=now) for r in inits]
     status["containerStatuses"] = [
-        container_status(r, initializing=initializing, devices=allocs.get((w.uid, r.name))) for r in apps]
+        container_status(r, initializing=has_inits, devices=allocs.get((w.uid, r.name)), now=now) for r in apps]
     if w.reason is not None and w.stage == Stage.TERMINATED:
         status["reason"], status["message"] = w.reason, w.message
     qos = (previous or {}).get("qosClass") or (w.pod.get("status") or {}).get("qosClass")

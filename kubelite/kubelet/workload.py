@@ -27,8 +27,11 @@ does not know fails as a real registry's "not found" does. The format is documen
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
+import math
 import random
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -47,10 +50,13 @@ __all__ = [
     "cpu_millis",
     "first_time_above",
     "memory_at",
+    "generated_profile",
+    "layer_count",
     "memory_change_points",
     "normalize_image",
     "plan_run",
     "profile_for",
+    "valid_reference",
 ]
 
 PROFILE_ANNOTATION = "kubelite.io/profile"
@@ -120,22 +126,59 @@ WELL_KNOWN: dict[str, ImageProfile] = {
     "registry.k8s.io/e2e-test-images/agnhost": ImageProfile(size="50Mi", memory="10Mi"),
     "docker.io/vllm/vllm-openai": ImageProfile(size="9Gi", start_seconds=2.0, ready_after=180.0,
                                                 memory="12Gi", cpu="2"),
+    "docker.io/library/debian": ImageProfile(size="48Mi", memory="1Mi", cpu="1m"),
+    "docker.io/library/ubuntu": ImageProfile(size="29Mi", memory="1Mi", cpu="1m"),
+    "docker.io/library/perl": ImageProfile(size="330Mi", memory="4Mi", cpu="100m"),
+    "docker.io/library/mysql": ImageProfile(size="580Mi", start_seconds=1.0, ready_after=10.0, memory="360Mi"),
+    "docker.io/library/mariadb": ImageProfile(size="400Mi", start_seconds=1.0, ready_after=8.0, memory="100Mi"),
+    "docker.io/library/mongo": ImageProfile(size="700Mi", start_seconds=1.0, ready_after=3.0, memory="150Mi"),
+    "docker.io/library/memcached": ImageProfile(size="30Mi", memory="4Mi"),
+    "docker.io/library/node": ImageProfile(size="380Mi", memory="40Mi"),
+    "docker.io/library/golang": ImageProfile(size="300Mi", memory="8Mi"),
+    "registry.k8s.io/nginx-slim": ImageProfile(size="40Mi", start_seconds=0.3, memory="8Mi"),
+    "registry.k8s.io/busybox": ImageProfile(size="1Mi", memory="1Mi", cpu="1m"),
 }
+
+
+_REFERENCE = re.compile(
+    r"^(?:(?P<domain>(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*"
+    r"(?::[0-9]+)?)/)?"
+    r"(?P<path>[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*)"
+    r"(?::(?P<tag>[\w][\w.-]{0,127}))?"
+    r"(?:@(?P<digest>[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?$")
+
+
+@functools.lru_cache(maxsize=4096)
+def valid_reference(image: str) -> bool:
+    """Whether ``image`` parses as distribution/reference's grammar (``reference.ParseNormalizedNamed``):
+    lowercase path components, an optional registry host (with port), ``:tag`` and ``@digest``."""
+    if not image or len(image) > 4096 or image != image.strip():
+        return False
+    m = _REFERENCE.match(image)
+    if m is None:
+        return False
+    domain = m.group("domain")
+    # "foo/bar": "foo" is a path component unless it looks like a host (a dot, a port, or localhost)
+    return domain is None or domain == domain.lower() or "." in domain or ":" in domain
 
 
 @functools.lru_cache(maxsize=4096)
 def normalize_image(image: str) -> tuple[str, str]:
-    """``(repository, tag-or-digest)`` as containerd's reference normalisation writes them:
-    ``nginx`` -> ``("docker.io/library/nginx", "latest")``."""
+    """``(repository, tag-or-digest)`` as containerd's reference normalisation (docker/distribution
+    ``ParseNormalizedNamed`` + ``TagNameOnly``) writes them: ``nginx``, ``library/nginx``,
+    ``docker.io/nginx`` and ``index.docker.io/library/nginx:latest`` are all
+    ``("docker.io/library/nginx", "latest")``."""
     name, sep, digest = image.partition("@")
     tag = ""
     slash = name.rfind("/")
     colon = name.rfind(":")
     if colon > slash:
         name, tag = name[:colon], name[colon + 1:]
-    first = name.split("/", 1)[0]
-    if "/" not in name:
+    first, _, rest = name.partition("/")
+    if not rest:
         name = "docker.io/library/" + name
+    elif first in ("docker.io", "index.docker.io", "registry-1.docker.io"):
+        name = ("docker.io/library/" + rest) if "/" not in rest else ("docker.io/" + rest)
     elif not ("." in first or ":" in first or first == "localhost"):
         name = "docker.io/" + name
     if sep:
@@ -143,17 +186,54 @@ def normalize_image(image: str) -> tuple[str, str]:
     return name, tag or "latest"
 
 
+#: tags nobody publishes: ``nginx:does-not-exist`` fails to resolve (manifest unknown) on a real registry
+_BOGUS_TAG = re.compile(r"(?i)(does-?not-?exist|non-?existent|not-?exist|no-?such|not-?found|missing|bogus|invalid|"
+                        r"fake|typo|wrong|broken-tag|idontexist|i-do-not-exist)")
+
+
+def generated_profile(ref: str, seed: int = 0, default: ImageProfile | None = None) -> ImageProfile:
+    """A profile for an image nobody described: size and layer count drawn from a distribution seeded by the
+    reference (and the registry's seed), so one image always has the same size. Sizes are log-uniform
+    between 5 MiB and 1.2 GiB, as public images mostly are."""
+    digest = hashlib.sha256(f"{seed}:{ref}".encode()).digest()
+    u = int.from_bytes(digest[:8], "big") / 2**64
+    size_mib = math.exp(math.log(5) + u * (math.log(1200) - math.log(5)))
+    base = default or _DEFAULT_PROFILE
+    return msgspec.structs.replace(base, size=f"{max(1, round(size_mib))}Mi")
+
+
+def layer_count(ref: str, seed: int = 0) -> int:
+    """How many layers the generated image has (1-12), from the same seeded draw."""
+    return 1 + hashlib.sha256(f"{seed}:{ref}:layers".encode()).digest()[0] % 12
+
+
 class ImageRegistry:
-    """Which images exist and what they do. Mutable on purpose: tests and scenarios add images, or make
-    one unpullable (``remove``), while the cluster runs. Lookups try ``repo:tag`` then ``repo``."""
+    """Which images exist and what they do. Mutable on purpose: tests and scenarios add images, mark tags
+    missing, or make registries private while the cluster runs.
+
+    Guarantees:
+    - A lookup normalises the reference first (:func:`normalize_image`), then tries ``repo:tag``, then
+      ``repo``; a reference that does not parse fails (InvalidImageName, decided by the kubelet).
+    - With ``allow_any`` (the default) every well-formed reference exists: an image nobody described gets
+      :func:`generated_profile` (its size from a distribution seeded by the reference and ``seed``).
+      ``allow_any=False`` makes the registry know only what was added (and the well-known images).
+    - A tag that no registry publishes (``nginx:does-not-exist``, ``app:nonexistent``: see ``_BOGUS_TAG``)
+      and a reference marked missing (:meth:`mark_missing`, :meth:`remove`) never exist.
+    - :meth:`require_pull_secret` makes a registry host (or a repository prefix) private: pulls need a
+      ``kubernetes.io/dockerconfigjson`` secret in ``imagePullSecrets`` with credentials for that host.
+    """
 
     def __init__(self, images: Mapping[str, ImageProfile] | None = None, *, well_known: bool = True,
-                 allow_any: bool = False, default: ImageProfile = _DEFAULT_PROFILE) -> None:
+                 allow_any: bool = True, default: ImageProfile = _DEFAULT_PROFILE, seed: int = 0) -> None:
         self._images: dict[str, ImageProfile] = {}
         if well_known:
             self._images.update(WELL_KNOWN)
         self.allow_any = allow_any
         self.default = default
+        self.seed = seed
+        self._missing: set[str] = set()
+        self._private: dict[str, tuple[str, ...]] = {}  # host or repo prefix -> secret names (empty: any)
+        self._generated: dict[str, ImageProfile] = {}
         for ref, prof in (images or {}).items():
             self.add(ref, prof)
 
@@ -170,23 +250,63 @@ class ImageRegistry:
             profile = msgspec.convert(dict(profile), ImageProfile)
         repo, tag = normalize_image(image)
         explicit_tag = ":" in image.rsplit("/", 1)[-1] or "@" in image
-        self._images[f"{repo}:{tag}" if explicit_tag else repo] = profile
+        key = f"{repo}:{tag}" if explicit_tag else repo
+        self._images[key] = profile
+        self._missing.discard(key)
 
     def remove(self, image: str) -> None:
-        """Unpublish ``image`` (both its tagged and untagged entries)."""
+        """Unpublish ``image`` (with a tag: that tag; without: every tag of the repository)."""
         for key in (self._key(image, True), self._key(image, False)):
             self._images.pop(key, None)
+        self.mark_missing(image)
+
+    def mark_missing(self, image: str) -> None:
+        """Pulls of ``image`` fail with "not found" (with a tag: that tag only; without: every tag)."""
+        explicit_tag = ":" in image.rsplit("/", 1)[-1] or "@" in image
+        self._missing.add(self._key(image, explicit_tag))
+
+    def require_pull_secret(self, prefix: str, *secrets: str) -> None:
+        """Make the registry host (``registry.example.com``) or repository prefix
+        (``registry.example.com/team``) private; ``secrets`` limits which secret names carry valid
+        credentials (default: any dockerconfigjson secret with an entry for the host)."""
+        self._private[prefix.rstrip("/")] = tuple(secrets)
+
+    def private(self, image: str) -> tuple[str, tuple[str, ...]] | None:
+        """``(host, accepted secret names)`` when ``image`` needs credentials, else None."""
+        if not self._private:
+            return None
+        repo, _ = normalize_image(image)
+        for prefix, secrets in self._private.items():
+            if repo == prefix or repo.startswith(prefix + "/"):
+                return repo.split("/", 1)[0], secrets
+        return None
+
+    def missing(self, image: str) -> bool:
+        """True when a pull of ``image`` must fail with "not found"."""
+        repo, tag = normalize_image(image)
+        if self._missing and (repo in self._missing or f"{repo}:{tag}" in self._missing):
+            return True
+        return not tag.startswith("@") and _BOGUS_TAG.search(tag) is not None
 
     def lookup(self, image: str) -> ImageProfile | None:
         """The profile of ``image``, or None when the registry has no such image."""
+        if self.missing(image):
+            return None
         images = self._images
         repo, tag = normalize_image(image)
-        prof = images.get(f"{repo}:{tag}")
+        ref = f"{repo}:{tag}"
+        prof = images.get(ref)
         if prof is None:
             prof = images.get(repo)
         if prof is None and self.allow_any:
-            return self.default
+            prof = self._generated.get(ref)
+            if prof is None:
+                prof = self._generated[ref] = generated_profile(ref, self.seed, self.default)
         return prof
+
+    def layers(self, image: str) -> int:
+        repo, tag = normalize_image(image)
+        return layer_count(f"{repo}:{tag}", self.seed)
 
     def images(self) -> Iterable[str]:
         return sorted(self._images)

@@ -89,16 +89,25 @@ async def test_admission_failure_ends_failed(cluster: Cluster, requests: dict[st
 
 
 async def test_unknown_image_err_image_pull_then_backoff(cluster: Cluster) -> None:
-    await start(cluster)
+    reg = ImageRegistry(allow_any=False)
+    await start(cluster, registry=reg)
     await run_pod(cluster, pod("bad", ctr(image="nosuch/image:v1")))
-    await cluster.advance(2)
+    await cluster.advance(1)
     w = cstatus(await get(cluster, "bad"))["state"]["waiting"]
     assert w["reason"] == "ErrImagePull" and "not found" in w["message"]
-    seen = set()
-    for _ in range(40):
-        await cluster.advance(5)
-        seen.add(cstatus(await get(cluster, "bad"))["state"]["waiting"]["reason"])
-    assert seen == {"ErrImagePull", "ImagePullBackOff"}
+    # upstream's pull backoff: each failed pull doubles the wait before the next (10, 20, 40, ... 300 s),
+    # ErrImagePull for one sync, then ImagePullBackOff until the next pull
+    first = cluster.now
+    pulls, prev = [first], "ErrImagePull"
+    for _ in range(2 * 700):
+        await cluster.advance(0.5)
+        reason = cstatus(await get(cluster, "bad"))["state"]["waiting"]["reason"]
+        if reason == "ErrImagePull" and prev != reason:
+            pulls.append(cluster.now)
+        prev = reason
+    gaps = [b - a for a, b in itertools.pairwise(pulls)]
+    # a failed resolve takes 0.5 s on top of the backoff; observed on a 0.5 s grid
+    assert len(gaps) == 6 and all(0 <= g - want <= 1 for g, want in zip(gaps, [10, 20, 40, 80, 160, 300])), gaps
     assert (await get(cluster, "bad"))["status"]["phase"] == "Pending"
     assert "BackOff" in await reasons(cluster, "bad")
 

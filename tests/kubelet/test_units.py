@@ -46,7 +46,7 @@ def test_normalize_image(image: str, want: tuple[str, str]) -> None:
 
 
 def test_registry_tags_and_unknown() -> None:
-    r = ImageRegistry(well_known=False)
+    r = ImageRegistry(well_known=False, allow_any=False)
     r.add("app:1", ImageProfile(ready_after=5))
     assert r.lookup("docker.io/library/app:1") is not None
     assert r.lookup("app:2") is None

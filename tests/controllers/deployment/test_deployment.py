@@ -138,7 +138,7 @@ async def test_progress_deadline_exceeded(rs_cluster: Cluster) -> None:
     c = rs_cluster
     await c.client.create(dep_body("web", 2, progressDeadlineSeconds=30))
     await c.wait_for(lambda: done(c), timeout=60)
-    await c.client.patch(Deployment, "web", set_image("nowhere/never:1"))  # the pull fails forever
+    await c.client.patch(Deployment, "web", set_image("nowhere/never:does-not-exist"))  # the pull fails forever
 
     async def timed_out() -> bool:
         d = await c.client.get(Deployment, "web")
