@@ -15,7 +15,7 @@ This is the only way components reach the apiserver. Contract:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import msgspec
 
@@ -228,6 +228,9 @@ class Client:
         self, obj: Any, *, namespace: str | None = None, field_manager: str | None = None, dry_run: bool = False,
         field_validation: str | None = None,
     ) -> Any:
+        """POST a new object (lightkube ``create``); returns it as stored, typed like ``obj``. Raises
+        ``AlreadyExists`` (409), ``Invalid`` (422), ``Forbidden`` (403), ... ``field_validation``:
+        ``"Strict"``, ``"Warn"`` (default: warnings land in :attr:`warnings`) or ``"Ignore"``."""
         info = self._info_of(obj)
         body = self._body(obj)
         resp = await self._server.create(
@@ -237,7 +240,20 @@ class Client:
         self._note(resp.warnings)
         return self._out(resp.data, self._result_type(obj, info))
 
+    @overload
+    async def get(self, res: type[T], name: str, *, namespace: str | None = ...,
+                  subresource: Literal[""] = ...) -> T: ...
+    @overload
+    async def get(self, res: str | tuple[str, str] | ResourceInfo, name: str, *, namespace: str | None = ...,
+                  subresource: str = ...) -> dict[str, Any]: ...
+    @overload
+    async def get(self, res: type, name: str, *, namespace: str | None = ..., subresource: str = ...) -> Any: ...
+
     async def get(self, res: ResourceRef, name: str, *, namespace: str | None = None, subresource: str = "") -> Any:
+        """GET one object (lightkube ``get``; ``kubectl get RES NAME``). ``res`` is a Struct class (the
+        result is that class), a name kubectl takes (``"pods"``, ``"deploy"``, ``"widgets.example.com"``:
+        a dict), an ``(apiVersion, kind)`` pair or a ``ResourceInfo``. ``subresource="scale"`` returns a
+        ``Scale`` (a dict for string names); ``"status"`` the object. Raises ``NotFound`` (404)."""
         info = self._info(res)
         resp = await self._server.get(self.user, info.group, info.plural, self._ns(info, namespace), name,
                                       subresource=subresource)
@@ -266,11 +282,25 @@ class Client:
         return ObjectList(items=[dec(d) for d in resp.items], resource_version=resp.resource_version,
                           continue_=resp.continue_, remaining_item_count=resp.remaining_item_count)
 
+    @overload
+    async def list(
+        self, res: type[T], *, namespace: str | None = ..., labels: str | dict[str, Any] | None = ...,
+        fields: str | dict[str, str] | None = ..., chunk_size: int | None = ..., all_namespaces: bool = ...,
+    ) -> list[T]: ...
+    @overload
+    async def list(
+        self, res: str | tuple[str, str] | ResourceInfo, *, namespace: str | None = ...,
+        labels: str | dict[str, Any] | None = ..., fields: str | dict[str, str] | None = ...,
+        chunk_size: int | None = ..., all_namespaces: bool = ...,
+    ) -> list[dict[str, Any]]: ...
+
     async def list(
         self, res: ResourceRef, *, namespace: str | None = None, labels: str | dict[str, Any] | None = None,
         fields: str | dict[str, str] | None = None, chunk_size: int | None = None, all_namespaces: bool = False,
     ) -> list[Any]:
-        """Every matching object (following continue tokens). ``namespace="*"`` lists all namespaces."""
+        """Every matching object, following continue tokens (lightkube ``list``). ``namespace="*"`` or
+        ``all_namespaces=True`` lists every namespace; ``labels``/``fields`` are selectors (strings or
+        ``{key: value}`` maps; ``labels`` also takes a LabelSelector's ``matchLabels``/``matchExpressions``)."""
         out: list[Any] = []
         cont: str | None = None
         while True:
@@ -303,6 +333,18 @@ class Client:
 
         return WatchStream(w, decode)
 
+    @overload
+    def watch(
+        self, res: type[T], *, namespace: str | None = ..., labels: str | dict[str, Any] | None = ...,
+        fields: str | dict[str, str] | None = ..., resource_version: str | None = ..., all_namespaces: bool = ...,
+    ) -> AsyncIterator[tuple[str, T]]: ...
+    @overload
+    def watch(
+        self, res: str | tuple[str, str] | ResourceInfo, *, namespace: str | None = ...,
+        labels: str | dict[str, Any] | None = ..., fields: str | dict[str, str] | None = ...,
+        resource_version: str | None = ..., all_namespaces: bool = ...,
+    ) -> AsyncIterator[tuple[str, dict[str, Any]]]: ...
+
     async def watch(
         self, res: ResourceRef, *, namespace: str | None = None, labels: str | dict[str, Any] | None = None,
         fields: str | dict[str, str] | None = None, resource_version: str | None = None,
@@ -323,6 +365,18 @@ class Client:
             if rv is None:
                 raise Expired.make("watch closed before any event")
 
+    @overload
+    async def replace(
+        self, obj: T, *, name: str | None = ..., namespace: str | None = ..., field_manager: str | None = ...,
+        dry_run: bool = ..., subresource: str = ..., field_validation: str | None = ...,
+    ) -> T: ...
+    @overload
+    async def replace(
+        self, obj: dict[str, Any], *, name: str | None = ..., namespace: str | None = ...,
+        field_manager: str | None = ..., dry_run: bool = ..., subresource: str = ...,
+        field_validation: str | None = ...,
+    ) -> dict[str, Any]: ...
+
     async def replace(
         self, obj: Any, *, name: str | None = None, namespace: str | None = None, field_manager: str | None = None,
         dry_run: bool = False, subresource: str = "", field_validation: str | None = None,
@@ -338,14 +392,42 @@ class Client:
         self._note(resp.warnings)
         return self._out(resp.data, self._result_type(obj, info))
 
+    @overload
+    async def replace_status(self, obj: T, **kw: Any) -> T: ...
+    @overload
+    async def replace_status(self, obj: dict[str, Any], **kw: Any) -> dict[str, Any]: ...
+
     async def replace_status(self, obj: Any, **kw: Any) -> Any:
+        """PUT the status subresource (``replace(obj, subresource="status")``)."""
         return await self.replace(obj, subresource="status", **kw)
+
+    @overload
+    async def patch(
+        self, res: type[T], name: str, patch: Any, *, namespace: str | None = ..., patch_type: str = ...,
+        field_manager: str | None = ..., force: bool | None = ..., dry_run: bool = ...,
+        subresource: Literal["", "status"] = ..., field_validation: str | None = ...,
+    ) -> T: ...
+    @overload
+    async def patch(
+        self, res: str | tuple[str, str] | ResourceInfo, name: str, patch: Any, *, namespace: str | None = ...,
+        patch_type: str = ..., field_manager: str | None = ..., force: bool | None = ..., dry_run: bool = ...,
+        subresource: str = ..., field_validation: str | None = ...,
+    ) -> dict[str, Any]: ...
+    @overload
+    async def patch(
+        self, res: type, name: str, patch: Any, *, namespace: str | None = ..., patch_type: str = ...,
+        field_manager: str | None = ..., force: bool | None = ..., dry_run: bool = ..., subresource: str = ...,
+        field_validation: str | None = ...,
+    ) -> Any: ...
 
     async def patch(
         self, res: ResourceRef, name: str, patch: Any, *, namespace: str | None = None,
         patch_type: str = PatchType.STRATEGIC, field_manager: str | None = None, force: bool | None = None,
         dry_run: bool = False, subresource: str = "", field_validation: str | None = None,
     ) -> Any:
+        """PATCH one object (lightkube ``patch``). ``patch_type``: ``"strategic"`` (default), ``"merge"``
+        (RFC 7386), ``"json"`` (RFC 6902) or ``"apply"`` (server-side apply: ``field_manager`` required,
+        ``force`` takes over conflicting fields). The result is typed like :meth:`get`'s."""
         info = self._info(res)
         body = self._body(patch)
         resp = await self._server.patch(
@@ -361,7 +443,20 @@ class Client:
         return self._out(resp.data, self._result_type(res, info))
 
     async def patch_status(self, res: ResourceRef, name: str, patch: Any, **kw: Any) -> Any:
+        """PATCH the status subresource (``patch(..., subresource="status")``)."""
         return await self.patch(res, name, patch, subresource="status", **kw)
+
+    @overload
+    async def apply(
+        self, obj: T, *, name: str | None = ..., namespace: str | None = ..., field_manager: str | None = ...,
+        force: bool = ..., dry_run: bool = ..., subresource: str = ..., field_validation: str | None = ...,
+    ) -> T: ...
+    @overload
+    async def apply(
+        self, obj: dict[str, Any], *, name: str | None = ..., namespace: str | None = ...,
+        field_manager: str | None = ..., force: bool = ..., dry_run: bool = ..., subresource: str = ...,
+        field_validation: str | None = ...,
+    ) -> dict[str, Any]: ...
 
     async def apply(
         self, obj: Any, *, name: str | None = None, namespace: str | None = None, field_manager: str | None = None,
