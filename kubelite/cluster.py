@@ -56,6 +56,10 @@ from kubelite.supervise import ErrorLog, Supervisor, TaskHandle, current_error_l
 
 if TYPE_CHECKING:
     from kubelite.controllers import Manager
+    from kubelite.informer import SharedInformerFactory
+    from kubelite.kubelet import Kubelet, NodePool
+    from kubelite.network import Network
+    from kubelite.scheduler import Scheduler
 
 __all__ = ["GC_GEN0_THRESHOLD", "Cluster", "tuned_gc"]
 
@@ -173,14 +177,17 @@ class Cluster:
         self.image_registry = image_registry if image_registry is not None else ImageRegistry()
         self._want_network = network
         self._proxy_mode = proxy_mode
-        self.network: Any = None
-        self._network_informers: Any = None
+        #: the data plane (kube-proxy per node, DNS, traffic), when ``network=True``
+        self.network: Network | None = None
+        self._network_informers: SharedInformerFactory | None = None
         # informer factories the cluster created for its components; shut down on exit
-        self._factories: list[Any] = []
-        self.scheduler: Any = None
-        self.controller_manager: Any = None
+        self._factories: list[SharedInformerFactory] = []
+        #: the default kube-scheduler, when one runs
+        self.scheduler: Scheduler | None = None
+        #: the built-in kube-controller-manager, while it runs
+        self.controller_manager: Manager | None = None
         self.controllers_started: list[str] = []
-        self.node_pools: list[Any] = []
+        self.node_pools: list[NodePool] = []
         self.rng = random.Random(seed)
         if clock is None:
             clock = VirtualClock(start=start_time, autojump=autojump) if virtual_time else RealClock()
@@ -190,6 +197,9 @@ class Cluster:
             clock=self.clock, rng=self.rng, store=self.store, track_managed_fields=track_managed_fields,
         )
         self._client = Client(self.apiserver)
+        # faults and admission hooks name resources the way the client does (a name matching nothing errors)
+        self.apiserver.faults.registry = self.apiserver.registry
+        self.apiserver.admission.registry = self.apiserver.registry
         # Background tasks run in one anyio task group hosted by the supervisor's own task, so a cluster
         # can be entered and exited from different tasks, as pytest-asyncio does with async fixtures.
         self._supervisor = Supervisor("cluster")
@@ -331,7 +341,7 @@ class Cluster:
         if self.controller_manager is None and self._want_controllers:
             await self._start_controller_manager()
 
-    async def add_nodes(self, count: int = 1, **pool: Any) -> Any:
+    async def add_nodes(self, count: int = 1, **pool: Any) -> NodePool | None:
         """Start a pool of ``count`` kubelets (see :class:`kubelite.kubelet.NodePool`); returns the pool."""
         if count <= 0:
             return None
@@ -348,7 +358,7 @@ class Cluster:
                 self.network.add_node(name)
         return nodes
 
-    def kubelet(self, node_name: str) -> Any:
+    def kubelet(self, node_name: str) -> Kubelet:
         """The kubelet of a node (for fault switches: ``stop()``, ``start()``, ``break_cni()``, ...)."""
         for p in self.node_pools:
             if node_name in p.kubelets:
@@ -373,7 +383,7 @@ class Cluster:
                     except Exception as e:
                         failures.append(e)
             if self._network_informers is not None:
-                for proxy in list(self.network.proxies.values()):
+                for proxy in list(self.network.proxies.values()) if self.network is not None else []:
                     proxy.stop()
                 await self._network_informers.shutdown(raise_failure=False)
                 self._network_informers = None

@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kubelite.cluster import Cluster
-    from kubelite.controllers import Manager
+    from kubelite.controllers import Controller, Manager
+    from kubelite.informer import SharedInformerFactory
+    from kubelite.scheduler import Scheduler
     from kubelite.supervise import TaskHandle
 
 __all__ = ["install_crds", "load_manifests", "reconciler_manager", "register_reconciler",
@@ -35,9 +37,9 @@ class _Extras:
     """What the helpers started on one cluster."""
 
     def __init__(self) -> None:
-        self.manager: Any = None
+        self.manager: Manager | None = None
         self.scheduler_task: TaskHandle | None = None
-        self.scheduler_factory: Any = None
+        self.scheduler_factory: SharedInformerFactory | None = None
         self.plugins: dict[str, Any] = {}
         self.owns_scheduler = False
 
@@ -45,7 +47,7 @@ class _Extras:
 _EXTRAS: weakref.WeakKeyDictionary[Any, _Extras] = weakref.WeakKeyDictionary()
 
 
-def _extras(cluster: Any) -> _Extras:
+def _extras(cluster: Cluster) -> _Extras:
     ex = _EXTRAS.get(cluster)
     if ex is None:
         ex = _EXTRAS[cluster] = _Extras()
@@ -91,7 +93,7 @@ def _documents(source: Any) -> list[dict[str, Any]]:
     raise TypeError(f"cannot load manifests from {type(source).__name__}")
 
 
-async def load_manifests(cluster: Any, source: Any, *, namespace: str | None = None,
+async def load_manifests(cluster: Cluster, source: Any, *, namespace: str | None = None,
                          field_manager: str = "kubectl") -> list[dict[str, Any]]:
     """Server-side apply every manifest in ``source`` (see :func:`_documents`) in order, as
     ``kubectl apply --server-side --force-conflicts`` would; returns the objects as stored. The first
@@ -104,7 +106,7 @@ async def load_manifests(cluster: Any, source: Any, *, namespace: str | None = N
     return out
 
 
-async def install_crds(cluster: Any, *crds: Any) -> list[dict[str, Any]]:
+async def install_crds(cluster: Cluster, *crds: Any) -> list[dict[str, Any]]:
     """Install CustomResourceDefinitions (dicts, files or YAML text); returns them once Established."""
     docs = [d for c in crds for d in _documents(c)]
     for d in docs:
@@ -124,8 +126,9 @@ async def install_crds(cluster: Any, *crds: Any) -> list[dict[str, Any]]:
     return [await cluster.client.get("customresourcedefinitions", d["metadata"]["name"]) for d in stored]
 
 
-async def register_reconciler(cluster: Any, name: str, reconciler: Any, *, for_: Any, owns: Iterable[Any] = (),
-                              watches: Sequence[tuple[Any, Any]] = (), max_concurrent_reconciles: int = 1) -> Any:
+async def register_reconciler(cluster: Cluster, name: str, reconciler: Any, *, for_: Any, owns: Iterable[Any] = (),
+                              watches: Sequence[tuple[Any, Any]] = (), max_concurrent_reconciles: int = 1
+                              ) -> Controller:
     """Run ``reconciler`` (a :class:`~kubelite.controllers.Reconciler`, an ``async def reconcile(request)``
     or a zero-argument factory) as controller ``name`` for the ``for_`` resource, owning ``owns`` (owned
     objects enqueue their controller owner) and watching ``(resource, map_fn)`` pairs. Resources are what
@@ -156,7 +159,8 @@ def reconciler_manager(cluster: Cluster) -> Manager | None:
     return ex.manager if ex is not None else None
 
 
-async def _start_scheduler(cluster: Any, ex: _Extras, profiles: Sequence[Mapping[str, Any]] | None) -> Any:
+async def _start_scheduler(cluster: Cluster, ex: _Extras, profiles: Sequence[Mapping[str, Any]] | None
+                           ) -> Scheduler:
     """Start a kube-scheduler as :class:`~kubelite.cluster.Cluster` does, with the registered plugins."""
     from kubelite.events import EventBroadcaster
     from kubelite.informer import SharedInformerFactory
@@ -179,14 +183,14 @@ async def _start_scheduler(cluster: Any, ex: _Extras, profiles: Sequence[Mapping
     return sched
 
 
-async def start_default_scheduler(cluster: Any) -> Any:
+async def start_default_scheduler(cluster: Cluster) -> Scheduler:
     """Start the default scheduler under the helpers' control (the fixture does this, on a cluster made
     with ``scheduler=False``), so that :func:`register_scheduler_plugin` can restart it with plugins."""
     return await _start_scheduler(cluster, _extras(cluster), None)
 
 
-async def register_scheduler_plugin(cluster: Any, name: str, factory: Any, *,
-                                    profiles: Sequence[Mapping[str, Any]] | None = None) -> Any:
+async def register_scheduler_plugin(cluster: Cluster, name: str, factory: Any, *,
+                                    profiles: Sequence[Mapping[str, Any]] | None = None) -> Scheduler:
     """Register an out-of-tree scheduler plugin (``factory(args, handle) -> plugin``) and run the default
     scheduler with it: enabled at every extension point it implements, unless ``profiles`` (upstream's
     ``KubeSchedulerProfile`` shape) say otherwise. Plugins registered earlier stay registered. Returns the
