@@ -11,8 +11,8 @@ Faults are checked first, before authentication, so an injected failure never ch
 from __future__ import annotations
 
 import random
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
