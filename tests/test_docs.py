@@ -10,6 +10,9 @@
 - ``yaml`` blocks must parse; a block that is a whole scenario must also validate;
 - ``text``, ``console`` and blocks without a language are sample output and are not run.
 
+Every ``python`` block, and the example operator in ``examples/``, must also pass ``mypy --strict`` as
+written (one mypy run over all of them; a failure names the block's file and line).
+
 Each block is its own test, named ``FILE:LINE-LANG``; a failure names the file and line of the block
 and shows its output. Blocks in one file are independent (each runs in a fresh process).
 """
@@ -166,6 +169,26 @@ BLOCKS = [b for b in all_blocks() if b.lang not in NOT_RUN]
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"{b.where}-{b.lang}" for b in BLOCKS])
 def test_doc_block_runs_as_written(block: Block, tmp_path: Path) -> None:
     run_block(block, tmp_path)
+
+
+def test_python_blocks_and_examples_type_check(tmp_path: Path) -> None:
+    """``mypy --strict`` over every python block and ``examples/`` (what a user's CI would run)."""
+    names: dict[str, Block] = {}
+    for b in BLOCKS:
+        if b.lang in RUN_AS_PYTHON:
+            name = f"doc_{re.sub(r'[^A-Za-z0-9]', '_', b.path.stem)}_line{b.line}.py"
+            (tmp_path / name).write_text(b.text)
+            names[name] = b
+    examples = sorted(str(p) for p in (ROOT / "examples").rglob("*.py"))
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-color-output",
+                           *sorted(str(tmp_path / n) for n in names), *examples],
+                          cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    if proc.returncode != 0:
+        out = proc.stdout
+        for name, b in names.items():  # name the doc file and its line, not the temporary file
+            out = re.sub(rf"\S*{re.escape(name)}:(\d+)",
+                         lambda m, b=b: f"{b.path.relative_to(ROOT)}:{b.line + int(m.group(1))}", out)
+        pytest.fail(f"mypy --strict fails on the docs' python blocks or examples/:\n{out}", pytrace=False)
 
 
 def test_the_runner_finds_blocks_and_names_their_lines(tmp_path: Path) -> None:
