@@ -449,6 +449,7 @@ class Cluster:
     # --- time ---
     @property
     def now(self) -> float:
+        """The cluster clock's current time (seconds since the Unix epoch)."""
         return self.clock.now()
 
     async def advance(self, seconds: float) -> None:
@@ -498,15 +499,19 @@ class Cluster:
         return self.client.as_user(name, groups)
 
     def add_token(self, token: str, name: str, groups: Sequence[str] = ()) -> None:
+        """Register a bearer token for user ``name`` in ``groups`` (a static token file entry)."""
         gs = tuple(groups)
         self.apiserver.authenticator.add_token(token, UserInfo(name=name, groups=gs))
 
     def client_with_token(self, token: str | None) -> Client:
+        """A client authenticating with ``token`` (401 Unauthorized when it is unknown)."""
         return self.client.with_token(token)
 
     # --- faults ---
     @property
     def faults(self) -> FaultInjector:
+        """The apiserver's fault injector (``inject(409, verb=..., resource=...)``; resources named as the client names
+        them)."""
         return self.apiserver.faults
 
     def close_watches(self) -> int:

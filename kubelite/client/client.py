@@ -87,13 +87,16 @@ class WatchStream:
 
     @property
     def close_reason(self) -> str:
+        """Why the server closed the watch ("timeout", "too slow", ...); empty while open."""
         return self._watcher.close_reason
 
     @property
     def closed(self) -> bool:
+        """Whether the watch has ended."""
         return self._watcher.closed
 
     def stop(self) -> None:
+        """Close the watch (client-go ``watch.Interface.Stop``)."""
         self._watcher.close("stopped")
 
     def __enter__(self) -> WatchStream:
@@ -114,6 +117,7 @@ class WatchStream:
         return ev.type, self._decode(ev), str(ev.rv)
 
     def poll(self) -> tuple[str, Any, str] | None:
+        """The next event if one is buffered, else None (never waits)."""
         ev = self._watcher.poll()
         if ev is None:
             return None
@@ -148,6 +152,7 @@ class Client:
         return Client(self._server, user=user, field_manager=self.field_manager, namespace=self.namespace)
 
     def with_field_manager(self, field_manager: str) -> Client:
+        """A client writing as field manager ``field_manager`` (server-side apply and managedFields)."""
         return Client(self._server, user=self.user, field_manager=field_manager, namespace=self.namespace)
 
     # --- resource resolution ---
@@ -478,6 +483,9 @@ class Client:
         self, res: ResourceRef, name: str, *, namespace: str | None = None, grace_period: int | None = None,
         cascade: str | None = None, preconditions: dict[str, Any] | None = None, dry_run: bool = False,
     ) -> None:
+        """DELETE one object (lightkube ``delete``): graceful for pods (``grace_period``), ``cascade`` picks the
+        propagation policy (``Background`` default, ``Foreground``, ``Orphan``), ``preconditions`` a
+        uid/resourceVersion; with finalizers the object only gets a ``deletionTimestamp``."""
         info = self._info(res)
         await self._server.delete(
             self.user, info.group, info.plural, self._ns(info, namespace), name, grace_period_seconds=grace_period,
@@ -489,6 +497,7 @@ class Client:
         fields: str | dict[str, str] | None = None, grace_period: int | None = None, cascade: str | None = None,
         dry_run: bool = False,
     ) -> None:
+        """DELETE every matching object (``deletecollection``; ``kubectl delete RES --all``/``-l``)."""
         info = self._info(res)
         await self._server.delete_collection(
             self.user, info.group, info.plural, self._ns(info, namespace), label_selector=_label_str(labels),

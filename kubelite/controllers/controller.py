@@ -57,6 +57,7 @@ log = structlog.get_logger("kubelite.controller")
 
 
 class ControllerStatistics(msgspec.Struct, frozen=True, kw_only=True):
+    """A controller's counters (:meth:`Controller.statistics`), a frozen record."""
     reconciles: int
     errors: int
     terminal_errors: int
@@ -165,6 +166,7 @@ class Controller:
 
     @property
     def reconciler(self) -> Reconciler:
+        """The reconciler (a :class:`Reconciler`); assign to replace it."""
         return self._reconciler
 
     @reconciler.setter
@@ -343,6 +345,7 @@ class Controller:
         )
 
     def statistics(self) -> ControllerStatistics:
+        """Counters: reconciles, errors, requeues, active workers, queue depth."""
         return ControllerStatistics(
             reconciles=self._reconciles, errors=self._errors, terminal_errors=self._terminal,
             requeues=self._requeues, requeues_after=self._requeues_after, active_workers=self._active,

@@ -76,26 +76,31 @@ class Builder:
         self._workers = 1
 
     def for_(self, resource: Any, *predicates: Predicate) -> Builder:
+        """The primary resource: its events enqueue the object itself (``For``)."""
         self._for = resource
         self._for_preds = predicates
         return self
 
     def owns(self, resource: Any, *predicates: Predicate) -> Builder:
+        """An owned resource: its events enqueue its controller owner of the ``for_`` kind (``Owns``)."""
         self._owns.append((resource, predicates))
         return self
 
     def watches(
         self, resource: Any, handler: EventHandler | Callable[[Any], Iterable[Request]], *predicates: Predicate,
     ) -> Builder:
+        """Any other resource, through an :class:`EventHandler` or a map function ``obj -> requests`` (``Watches``)."""
         h: EventHandler = handler if hasattr(handler, "create") else EnqueueRequestsFromMapFunc(handler)  # type: ignore[assignment]
         self._watches.append((resource, h, predicates))
         return self
 
     def with_event_filter(self, *predicates: Predicate) -> Builder:
+        """Predicates every watch of this controller must pass (``WithEventFilter``)."""
         self._filters = (*self._filters, *predicates)
         return self
 
     def with_max_concurrent_reconciles(self, n: int) -> Builder:
+        """Run ``n`` reconcile workers (``MaxConcurrentReconciles``); one request still never runs twice at once."""
         self._workers = n
         return self
 
@@ -302,6 +307,7 @@ class Manager:
 
     @property
     def started(self) -> bool:
+        """Whether :meth:`start` has been called (and not undone by :meth:`stop` or :meth:`crash`)."""
         return self._started
 
     async def wait_for_cache_sync(self, timeout: float | None = None) -> bool:  # noqa: ASYNC109 - cluster clock

@@ -85,7 +85,8 @@ class Reconciler(Protocol):
     """Anything with ``async def reconcile(self, request) -> Result | None`` (controller-runtime
     ``reconcile.Reconciler``)."""
 
-    async def reconcile(self, request: Request) -> Result | None: ...
+    async def reconcile(self, request: Request) -> Result | None:
+        """Reconcile the object ``request`` names (see the module docstring for what the outcome means)."""
 
 
 ReconcileFunc = Callable[[Request], Awaitable[Result | None]]

@@ -89,9 +89,11 @@ class Controller:
         queue.notify = self._ready.set
 
     def has_synced(self) -> bool:
+        """Whether the initial list has been popped into the cache (upstream ``HasSynced``)."""
         return self.queue.has_synced()
 
     def last_sync_resource_version(self) -> str:
+        """The resourceVersion the reflector last synced to."""
         return self.reflector.last_sync_resource_version()
 
     async def run(self) -> None:

@@ -77,6 +77,7 @@ class SharedInformerFactory:
 
     @property
     def informers(self) -> dict[Any, SharedIndexInformer]:
+        """Every informer created so far, by resource reference (a copy)."""
         return dict(self._informers)
 
     def start(self) -> None:

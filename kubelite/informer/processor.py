@@ -109,6 +109,7 @@ class ProcessorListener:
 
     # --- registration API ---
     def has_synced(self) -> bool:
+        """Whether the informer synced and this handler returned from every initial ``on_add``."""
         return self._initial_outstanding == 0 and self._upstream_has_synced()
 
     @property
@@ -118,10 +119,12 @@ class ProcessorListener:
 
     @property
     def stopped(self) -> bool:
+        """Whether the registration was removed (or its informer stopped)."""
         return self._stopped
 
     # --- producer side (synchronous, called by the informer) ---
     def add(self, n: Notification) -> None:
+        """Buffer a notification (never blocks, never runs handler code)."""
         if self._stopped:
             return
         if n[0] == ADD and n[2]:
@@ -134,9 +137,11 @@ class ProcessorListener:
                 w.set_result(None)
 
     def should_resync(self, now: float) -> bool:
+        """Whether this handler's resync is due at ``now``."""
         return self.resync_period != 0 and now >= self.next_resync
 
     def determine_next_resync(self, now: float) -> None:
+        """Schedule this handler's next resync from ``now``."""
         self.next_resync = now + self.resync_period
 
     # --- lifecycle ---
@@ -154,6 +159,7 @@ class ProcessorListener:
             self._task.cancel()
 
     async def wait_stopped(self) -> None:
+        """Wait until the delivery task has ended."""
         if self._task is not None:
             await self._task.wait()
 
@@ -215,11 +221,13 @@ class SharedProcessor:
         self.supervisor = Supervisor("event-handlers")
 
     def add_listener(self, listener: ProcessorListener) -> None:
+        """Register a listener (started at once if the processor runs)."""
         self.listeners[listener] = False
         if self.started:
             listener.start(self.supervisor)
 
     def remove_listener(self, listener: ProcessorListener) -> bool:
+        """Unregister and stop a listener; False if it was not registered."""
         if listener not in self.listeners:
             return False
         del self.listeners[listener]
@@ -227,6 +235,7 @@ class SharedProcessor:
         return True
 
     def distribute(self, n: Notification, sync: bool) -> None:
+        """Hand a notification to every listener (``sync``: only to those resyncing now)."""
         if sync:
             for listener, syncing in self.listeners.items():
                 if syncing:
@@ -236,6 +245,7 @@ class SharedProcessor:
                 listener.add(n)
 
     def start(self) -> None:
+        """Start every listener's delivery task (in the processor's task group)."""
         self.started = True
         self.supervisor.open()
         for listener in self.listeners:
@@ -264,5 +274,6 @@ class SharedProcessor:
         return needed
 
     def resync_check_period_changed(self, check: float) -> None:
+        """Recompute every listener's resync period for a new check period."""
         for listener in self.listeners:
             listener.resync_period = determine_resync_period(listener.requested_resync_period, check)

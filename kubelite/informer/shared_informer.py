@@ -139,12 +139,15 @@ class SharedIndexInformer:
 
     # --- state ---
     def has_started(self) -> bool:
+        """Whether :meth:`run` has started."""
         return self._started
 
     def is_stopped(self) -> bool:
+        """Whether :meth:`run` has ended."""
         return self._stopped
 
     def has_synced(self) -> bool:
+        """Whether the initial list is in the cache (upstream ``HasSynced``)."""
         c = self._controller
         return c is not None and c.has_synced()
 
@@ -164,6 +167,7 @@ class SharedIndexInformer:
         await f
 
     def last_sync_resource_version(self) -> str:
+        """The resourceVersion of the last list or watch event the cache reflects."""
         c = self._controller
         return c.last_sync_resource_version() if c is not None else ""
 
@@ -179,6 +183,7 @@ class SharedIndexInformer:
     get_store = get_indexer
 
     def add_indexers(self, indexers: Indexers) -> None:
+        """Add index functions (the existing objects are indexed at once)."""
         if self._stopped:
             raise RuntimeError("indexer was not added because it has stopped already")
         self._indexer.add_indexers(indexers)
