@@ -428,8 +428,7 @@ class Cluster:
             meta = obj["metadata"]
             meta["uid"] = str(__import__("uuid").UUID(int=self.rng.getrandbits(128), version=4))
             meta["creationTimestamp"] = now
-            srv.store.create(srv.table(info), obj)
-            srv._committed(info, obj, None)
+            srv.seed(info, obj)
 
     # --- housekeeping ---
     async def _every(self, interval: float, fn: Callable[[], Any]) -> None:

@@ -76,6 +76,10 @@ class Schema:
         """Wrap a standalone schema (a CRD's ``openAPIV3Schema``) that has no ``$ref``."""
         return cls(raw, SchemaSet({}))
 
+    def sub(self, raw: Mapping[str, Any]) -> Schema:
+        """A schema node resolved against the same definitions (an ``allOf``/``anyOf`` clause of this one)."""
+        return Schema(raw, self._set)
+
     def _wrap(self, raw: Mapping[str, Any] | None) -> Schema | None:
         if raw is None:
             return None

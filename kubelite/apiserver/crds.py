@@ -17,17 +17,17 @@ Contract:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
+from kubelite.api.names import name_is_dns_subdomain
 from kubelite.api.resources import ResourceInfo
 from kubelite.api.schema import Schema, builtin_schemas
 from kubelite.apiserver.crd import apply_defaults, crd_defaults, validate, validate_crd
+from kubelite.apiserver.registry.tables import ResourceTables
+from kubelite.clock import Clock
 from kubelite.errors import FieldError
-
-if TYPE_CHECKING:
-    from kubelite.apiserver.server import ApiServer
 
 __all__ = ["CustomResources"]
 
@@ -93,8 +93,11 @@ class _Definition:
 
 
 class CustomResources:
-    def __init__(self, server: ApiServer) -> None:
-        self.server = server
+    """The served CRDs. ``tables`` is where their resources are registered and stored."""
+
+    def __init__(self, *, tables: ResourceTables, clock: Clock) -> None:
+        self.tables = tables
+        self.clock = clock
         self.defs: dict[tuple[str, str], _Definition] = {}
 
     def _def(self, info: ResourceInfo) -> _Definition | None:
@@ -134,17 +137,16 @@ class CustomResources:
         version = str(obj.get("apiVersion", "")).rpartition("/")[2] or d.storage
         return d.schemas.get(version, d.schemas.get(d.storage))
 
+    @staticmethod
+    def default_definition(crd: dict[str, Any]) -> None:
+        crd_defaults(crd)
+
     def default(self, info: ResourceInfo, obj: dict[str, Any]) -> None:
-        if info.group == "apiextensions.k8s.io" and info.plural == "customresourcedefinitions":
-            crd_defaults(obj)
-            return
         schema = self._version_schema(info, obj)
         if schema is not None:
             apply_defaults(obj, schema)
 
     def validate(self, info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
-        from kubelite.api.names import name_is_dns_subdomain
-
         errs: list[FieldError] = []
         meta = obj["metadata"]
         name = meta.get("name") or ""
@@ -161,40 +163,36 @@ class CustomResources:
     def validate_definition(self, crd: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
         return list(validate_crd(crd))
 
-    def serve(self, info: ResourceInfo, data: bytes) -> bytes:
-        return data
-
     # --- lifecycle of definitions ---
     def on_definition_change(self, crd: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
-        srv = self.server
+        tables = self.tables
         if crd is None:
             assert old is not None
             key = (old["spec"]["group"], old["spec"]["names"]["plural"])
             d = self.defs.pop(key, None)
             if d is not None:
-                table = srv.table(d.info)
+                table = tables.table(d.info)
                 for obj in list(table.objects.values()):
-                    srv.store.delete(table, obj.namespace, obj.name)
-                srv.registry.unregister(*key)
-                srv.remove_resource(*key)
+                    tables.store.delete(table, obj.namespace, obj.name)
+                tables.registry.unregister(*key)
+                tables.remove(*key)
             return
         d = _Definition(crd)
         key = (d.info.group, d.info.plural)
         if key in self.defs:
-            srv.registry.unregister(*key)
+            tables.registry.unregister(*key)
         self.defs[key] = d
-        srv.registry.register(d.info)
-        if (d.info.group, d.info.plural) not in srv._tables:
-            srv.add_resource(d.info, selectable_fields=d.selectable)
+        tables.registry.register(d.info)
+        if key not in tables:
+            tables.add(d.info, selectable_fields=d.selectable)
         self._mark_established(crd)
 
     def _mark_established(self, crd: dict[str, Any]) -> None:
-        srv = self.server
         status = crd.get("status") or {}
         conds = {c.get("type"): c for c in status.get("conditions") or ()}
         if conds.get("Established", {}).get("status") == "True":
             return
-        now = srv.clock.timestamp()
+        now = self.clock.timestamp()
         spec = crd["spec"]
         crd = _decode(_encode(crd))
         crd["status"] = {
@@ -207,5 +205,6 @@ class CustomResources:
             "acceptedNames": spec["names"],
             "storedVersions": [v["name"] for v in spec.get("versions") or () if v.get("storage")],
         }
-        table = srv.table(srv.registry.by_resource("apiextensions.k8s.io", "customresourcedefinitions"))
-        srv.store.update(table, crd)
+        tables = self.tables
+        table = tables.table(tables.registry.by_resource("apiextensions.k8s.io", "customresourcedefinitions"))
+        tables.store.update(table, crd)

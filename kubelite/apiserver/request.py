@@ -1,5 +1,9 @@
 """Request-scoped values passed through the apiserver pipeline.
 
+:class:`Request` is the one description of an API request that every entry point builds (the in-process
+client's calls, and the HTTP layer's routes): verb, resource, subresource, namespace, name, body, the
+verb's options and the authenticated user. ``ApiServer.handle(request)`` serves it.
+
 ``Response`` carries the encoded object (bytes, decoded by the caller into whatever type it wants) and
 the warnings upstream would send in ``Warning`` headers. ``AdmissionRequest`` is what admission
 plugins and user hooks see: the shape of upstream's ``admission.Attributes`` / ``AdmissionReview``.
@@ -13,7 +17,58 @@ import msgspec
 
 from kubelite.apiserver.auth.user import UserInfo
 
-__all__ = ["AdmissionRequest", "ListResponse", "Response"]
+__all__ = ["VERBS", "AdmissionRequest", "ListResponse", "Options", "Request", "Response"]
+
+# The request verbs kube-apiserver's RequestInfoFactory derives from an HTTP method and path.
+VERBS = frozenset({"create", "get", "list", "watch", "update", "patch", "delete", "deletecollection"})
+
+
+class Options(msgspec.Struct, kw_only=True, frozen=True):
+    """The query parameters of every verb (upstream's Create/Update/Patch/Delete/ListOptions in one record;
+    each verb reads only its own)."""
+
+    dry_run: bool = False
+    field_manager: str | None = None
+    field_validation: str | None = None
+    # patch
+    patch_type: str | None = None
+    force: bool | None = None
+    # delete
+    grace_period_seconds: int | None = None
+    propagation_policy: str | None = None
+    preconditions: dict[str, Any] | None = None
+    # list / watch
+    label_selector: str | None = None
+    field_selector: str | None = None
+    resource_version: str | None = None
+    resource_version_match: str | None = None
+    limit: int | None = None
+    continue_: str | None = None
+    allow_bookmarks: bool = False
+    send_initial_events: bool | None = None
+    timeout_seconds: float | None = None
+    capacity: int | None = None  # kubelite's bound on a watcher's channel
+
+
+_DEFAULT_OPTIONS = Options()
+
+
+class Request(msgspec.Struct, kw_only=True, frozen=True):
+    """One API request, as kube-apiserver's ``RequestInfo`` plus the decoded body and options.
+
+    ``resource`` is the plural (``pods``), ``group`` "" for the core group. ``body`` is handed over: the
+    apiserver may mutate it (the client passes a fresh copy). ``user`` is the authenticated identity.
+    """
+
+    verb: str
+    group: str
+    resource: str
+    user: UserInfo
+    namespace: str = ""
+    name: str = ""
+    subresource: str = ""
+    body: Any = None
+    options: Options = _DEFAULT_OPTIONS
 
 
 class Response(msgspec.Struct, kw_only=True):

@@ -112,6 +112,19 @@ class Watcher:
         if w is not None and not w.done():
             w.set_result(None)
 
+    def add_close_callback(self, fn: Callable[[Watcher], None]) -> None:
+        """Run ``fn(watcher)`` when the watcher closes (after the callbacks added before it)."""
+        prev = self._on_close
+        if prev is None:
+            self._on_close = fn
+            return
+
+        def both(w: Watcher) -> None:
+            prev(w)
+            fn(w)
+
+        self._on_close = both
+
     def close(self, reason: str = "closed") -> None:
         if self.closed:
             return

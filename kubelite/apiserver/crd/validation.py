@@ -257,7 +257,7 @@ def _types_of(s: Schema) -> tuple[str, ...]:
 
 def _sub(s: Schema, raw: Mapping[str, Any]) -> Schema:
     """Wrap a nested allOf/anyOf/oneOf/not clause in the owning schema set."""
-    return Schema(raw, s._set)
+    return s.sub(raw)
 
 
 class _Validator:

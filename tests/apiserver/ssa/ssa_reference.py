@@ -11,28 +11,21 @@ from :mod:`.apply` are the unspecialised ones as well.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
+
+import msgspec
 
 from kubelite.api.schema import Schema
-from kubelite.apiserver.ssa.apply import (
-    TypedError,
-    _atomic_map,
-    _field_schema,
-    _granular_list_type,
-    _index_items,
-    _Shape,
-    _shape,
-    ensure_named_fields,
-    merge,
-    remove_items,
-)
+from kubelite.apiserver.ssa.apply import TypedError, ensure_named_fields, merge, remove_items
 from kubelite.apiserver.ssa.fieldpath import (
     FieldSet,
     PathElement,
     field_pe,
     is_member,
+    key_pe,
     pe_sort_key,
     to_fields_v1,
+    value_pe,
 )
 from kubelite.apiserver.ssa.fieldpath import node as _fp_node
 from kubelite.apiserver.ssa.managed_fields import (
@@ -51,6 +44,112 @@ __all__ = ["ReferenceFieldManager", "all_fields", "compare", "difference", "inte
 _ABSENT: Any = object()
 _SELF = "."
 _CURRENT = ManagerKey("current-operation", "Update", "", "")
+
+
+# --- schema walking (the oracle's own, unmemoised copies of what ssa.apply specialises) -------------------
+
+
+class _Shape(NamedTuple):
+    """What the walkers need to know about one schema node."""
+
+    props: dict[str, Schema]
+    elem: Schema | None  # schema of keys not in props (None: deduced)
+    atomic_map: bool
+    list_type: str | None  # "set" or "map"; None means atomic
+    items: Schema | None
+    keys: list[str]
+    closed: bool  # a struct that declares its fields and allows no others
+
+
+_NO_SHAPE = _Shape({}, None, False, None, None, [], False)
+
+
+def _shape(s: Schema | None) -> _Shape:
+    if s is None:
+        return _NO_SHAPE
+    lt = s.list_type
+    props = s.properties
+    return _Shape(
+        props=props,
+        elem=s.additional_properties,
+        atomic_map=s.map_type == "atomic",
+        list_type=lt if lt == "set" or lt == "map" else None,
+        items=s.items,
+        keys=s.list_map_keys,
+        closed=bool(props) and not (s.additional_properties_allowed or s.preserve_unknown_fields),
+    )
+
+
+def _field_schema(s: Schema | None, key: str) -> tuple[Schema | None, bool]:
+    """The schema of map key ``key`` and whether it is a named (struct) field."""
+    sh = _shape(s)
+    p = sh.props.get(key)
+    if p is not None:
+        return p, True
+    return sh.elem, False
+
+
+def _atomic_map(s: Schema | None) -> bool:
+    return _shape(s).atomic_map
+
+
+def _granular_list_type(s: Schema | None) -> str | None:
+    return _shape(s).list_type
+
+
+def _go_strings(xs: list[str]) -> str:
+    return "[" + " ".join(msgspec.json.encode(x).decode() for x in xs) + "]"
+
+
+def _item_pe(item: Any, lt: str, s: Schema) -> str:
+    """``listItemToPathElement`` (structured-merge-diff typed/helpers.go), with upstream's wording."""
+    if lt == "set":
+        if isinstance(item, dict):
+            raise ValueError("associative list without keys has an element that's a map type")
+        if isinstance(item, list):
+            raise ValueError("not supported: associative list with lists as elements")
+        if item is None:
+            raise ValueError("associative list without keys has an element that's an explicit null")
+        return value_pe(item)
+    if item is None:
+        raise ValueError("associative list with keys may not have a null element")
+    if not isinstance(item, dict):
+        raise ValueError("associative list with keys may not have non-map elements")
+    sh = _shape(s)
+    kv: dict[str, Any] = {}
+    for k in sh.keys:
+        if k in item:
+            kv[k] = item[k]
+        elif sh.items is not None:
+            ks = sh.items.property(k)
+            if ks is not None and ks.default is not None:
+                kv[k] = ks.default
+    if sh.keys and not kv:
+        raise ValueError(
+            f"associative list with keys has an element that omits all key fields {_go_strings(sh.keys)} "
+            "(and doesn't have default values for any key fields)"
+        )
+    return key_pe(kv)
+
+
+def _index_items(
+    lst: list[Any], lt: str, s: Schema, path: list[str]
+) -> tuple[list[str], dict[str, list[Any]]]:
+    """Path elements of a list's items in order, and the items under each element."""
+    pes: list[str] = []
+    by_pe: dict[str, list[Any]] = {}
+    errs: list[tuple[list[str], str]] = []
+    for i, item in enumerate(lst):
+        try:
+            pe = _item_pe(item, lt, s)
+        except ValueError as e:
+            errs.append((list(path), f"element {i}: {e}"))
+            continue
+        pes.append(pe)
+        by_pe.setdefault(pe, []).append(item)
+    if errs:
+        raise TypedError(errs)
+    return pes, by_pe
 
 
 # --- set algebra (fieldpath.py) ----------------------------------------------------------------------

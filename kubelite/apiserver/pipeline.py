@@ -1,0 +1,160 @@
+"""The steps every request shares before its verb's own work: authorization and decoding.
+
+- :class:`Authorizer` decides one verb on one resource for one user: members of ``system:masters`` are
+  always allowed (upstream's privileged group bypass), everyone else is asked of RBAC, and a denial raises
+  the 403 kube-apiserver returns. The request entry point authorizes the request's own verb; the store
+  authorizes the verbs a request implies (``create`` when an apply or a PUT creates the object) before it
+  writes anything.
+- :class:`Decoder` is upstream's decoding step: the body must be an object of the endpoint's kind and
+  version; types and unknown fields are checked as the Go decoder and ``fieldValidation`` (Strict / Warn /
+  Ignore) handle them. For built-in kinds the result is the typed round trip, so explicit nulls read as
+  absent exactly as they do after upstream decodes into Go structs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from kubelite.api.resources import ResourceInfo, SubresourceInfo
+from kubelite.api.schema import Schema, builtin_schemas
+from kubelite.apiserver.auth.rbac import Attributes, RBACAuthorizer, forbidden
+from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo
+from kubelite.apiserver.crd import prune, unknown_fields
+from kubelite.apiserver.crds import CustomResources
+from kubelite.apiserver.registry.strategies import StrategySet
+from kubelite.errors import BadRequest
+
+__all__ = ["Authorizer", "Decoder"]
+
+_encode = msgspec.json.Encoder().encode
+
+
+class Authorizer:
+    def __init__(self, rbac: RBACAuthorizer) -> None:
+        self.rbac = rbac
+
+    def authorize(
+        self, user: UserInfo, verb: str, info: ResourceInfo, subresource: str, namespace: str, name: str,
+    ) -> None:
+        if SYSTEM_PRIVILEGED_GROUP in user.groups:
+            return
+        attrs = Attributes(
+            user=user, verb=verb, namespace=namespace if info.namespaced else "", api_group=info.group,
+            resource=info.plural, subresource=subresource, name=name,
+        )
+        allowed, reason = self.rbac.authorize(attrs)
+        if not allowed:
+            raise forbidden(attrs, reason)
+
+
+class Decoder:
+    def __init__(self, *, strategies: StrategySet, crs: CustomResources) -> None:
+        self.strategies = strategies
+        self.crs = crs
+
+    def decode(
+        self, info: ResourceInfo, body: Any, field_validation: str | None, warnings: list[str],
+        *, is_apply: bool = False,
+    ) -> dict[str, Any]:
+        """Types and unknown fields of a body of ``info``'s kind; returns the object to continue with."""
+        mode = field_validation or "Warn"
+        if mode not in ("Strict", "Warn", "Ignore"):
+            raise BadRequest.make(
+                f'fieldValidation {mode} is invalid, valid values are: "Ignore", "Warn", "Strict"'
+            )
+        if not isinstance(body, dict):
+            raise BadRequest.make("the body of the request was in an unknown format")
+        api_version, kind = body.get("apiVersion"), body.get("kind")
+        if api_version is not None and kind is not None and (kind != info.kind or not self._version_ok(info, api_version)):
+            raise BadRequest.make(
+                f"the API version in the data ({api_version}) does not match the expected API version "
+                f"({info.api_version})" if kind == info.kind else
+                f"{kind} in version \"{api_version}\" cannot be handled as a {info.kind}: no kind \"{kind}\" is "
+                f"registered for version \"{api_version}\""
+            )
+        body["apiVersion"] = api_version or info.api_version
+        body["kind"] = info.kind
+        meta = body.get("metadata")
+        if meta is None:
+            body["metadata"] = {}
+        elif not isinstance(meta, dict):
+            raise BadRequest.make(f"{info.kind} in version \"{info.version}\" cannot be handled as a {info.kind}: "
+                                  "metadata must be an object")
+        if info.struct is None:
+            schema = self.crs.schema(info)
+            if schema is not None:
+                _handle_unknown(mode, unknown_fields(body, schema), body, schema, warnings, prune)
+            return body
+        strategy = self.strategies.for_resource(info)
+        typed = self._typed(info.struct, info.kind, info.version, strategy.schema, body, mode, warnings)
+        if is_apply:
+            return body  # apply configurations keep explicit nulls (they mean "remove"), so only check them
+        return msgspec.to_builtins(typed)  # type: ignore[no-any-return]
+
+    def decode_subresource(self, sub: SubresourceInfo, body: Any, warnings: list[str]) -> dict[str, Any]:
+        """A subresource's body (Binding, Eviction, Scale): kind, version, types and unknown fields are
+        checked as for any object (``fieldValidation`` Warn)."""
+        if not isinstance(body, dict):
+            raise BadRequest.make("the body of the request was in an unknown format")
+        av, kind = body.get("apiVersion"), body.get("kind")
+        if av is not None and kind is not None and (kind != sub.kind or av != sub.api_version):
+            raise BadRequest.make(
+                f'{kind} in version "{av}" cannot be handled as a {sub.kind}: no kind "{kind}" is registered '
+                f'for version "{av}"'
+            )
+        meta = body.get("metadata")
+        if meta is not None and not isinstance(meta, dict):
+            raise BadRequest.make(f'{sub.kind} in version "{sub.version}" cannot be handled as a {sub.kind}: '
+                                  "metadata must be an object")
+        assert sub.struct is not None and sub.schema_ref is not None
+        schema_ref = sub.schema_ref
+        typed = self._typed(sub.struct, sub.kind, sub.version, lambda: builtin_schemas().get(schema_ref),
+                            body, "Warn", warnings)
+        out: dict[str, Any] = msgspec.to_builtins(typed)
+        out.setdefault("metadata", {})
+        return out
+
+    def _typed(
+        self, struct: type, kind: str, version: str, schema_fn: Callable[[], Schema | None], body: dict[str, Any],
+        mode: str, warnings: list[str],
+    ) -> Any:
+        # The strict decode checks types and unknown fields. Converting the JSON data directly gives the
+        # same result as decoding its encoding, without the encode; anything it rejects takes the JSON
+        # path below, so errors and pruning are exactly the decoder's.
+        try:
+            return msgspec.convert(body, struct)
+        except msgspec.ValidationError:
+            pass
+        try:
+            return msgspec.json.decode(_encode(body), type=struct)
+        except msgspec.ValidationError as e:
+            if "unknown field" not in str(e):
+                raise BadRequest.make(f'{kind} in version "{version}" cannot be handled as a {kind}: {e}') from None
+        schema = schema_fn()
+        assert schema is not None
+        _handle_unknown(mode, unknown_fields(body, schema), body, schema, warnings, prune)
+        try:
+            return msgspec.json.decode(_encode(body), type=struct)
+        except msgspec.ValidationError as e:
+            raise BadRequest.make(f'{kind} in version "{version}" cannot be handled as a {kind}: {e}') from None
+
+    def _version_ok(self, info: ResourceInfo, api_version: str) -> bool:
+        if api_version == info.api_version:
+            return True
+        return info.struct is None and self.crs.serves(info, api_version)
+
+
+def _handle_unknown(
+    mode: str, unknown: list[str], body: dict[str, Any], schema: Schema, warnings: list[str],
+    prune: Callable[..., list[str]],
+) -> None:
+    if not unknown:
+        return
+    if mode == "Strict":
+        raise BadRequest.make("strict decoding error: " + ", ".join(f'unknown field "{p}"' for p in unknown))
+    prune(body, schema)
+    if mode == "Warn":
+        warnings.extend(f'unknown field "{p}"' for p in unknown)

@@ -1,0 +1,200 @@
+"""Strategies of the core/v1 kinds with their own storage behaviour.
+
+- Pods (``pkg/registry/core/pod/strategy.go``): start ``Pending`` with their QoS class, track generations,
+  and delete gracefully when bound to a node (``CheckGracefulDeleteByPod``).
+- Namespaces (``pkg/registry/core/namespace``): start ``Active`` with the ``kubernetes`` finalizer and the
+  ``kubernetes.io/metadata.name`` label; ``spec.finalizers`` change only through ``/finalize``; deletion
+  marks them ``Terminating`` until both finalizer lists are empty.
+- Services (``pkg/registry/core/service/storage``): ClusterIPs and NodePorts are allocated before the write
+  and given back if the write does not happen, or when the Service is deleted.
+- Nodes keep the status the kubelet registers; PersistentVolumes and claims start ``Pending``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from kubelite.api.quantity import parse_quantity
+from kubelite.api.resources import ResourceInfo
+from kubelite.apiserver.ipallocator import ServiceIPAllocator
+from kubelite.apiserver.registry.strategy import DELETE_NOW, UNCHANGED, WRITE, Allocation, Strategy
+from kubelite.errors import invalid
+
+__all__ = [
+    "CreateOnUpdateStrategy",
+    "NamespaceStrategy",
+    "NodeStrategy",
+    "PendingStrategy",
+    "PodStrategy",
+    "ServiceStrategy",
+    "compute_qos_class",
+]
+
+# GetPodQOS reads only the containers' resources; pods created from one template share them.
+_QOS: dict[bytes, str] = {}
+_QOS_LIMIT = 1024
+_encode = msgspec.json.Encoder().encode
+
+
+def compute_qos_class(pod: dict[str, Any]) -> str:
+    """``qos.GetPodQOS`` (pkg/apis/core/helper/qos): Guaranteed, Burstable or BestEffort (memoised on the
+    encoded containers)."""
+    spec = pod.get("spec") or {}
+    try:
+        key: bytes | None = _encode((spec.get("initContainers"), spec.get("containers")))
+    except (TypeError, ValueError):
+        key = None
+    if key is not None:
+        hit = _QOS.get(key)
+        if hit is not None:
+            return hit
+    qos = _compute_qos_class(spec)
+    if key is not None:
+        if len(_QOS) >= _QOS_LIMIT:
+            _QOS.clear()
+        _QOS[key] = qos
+    return qos
+
+
+def _compute_qos_class(spec: dict[str, Any]) -> str:
+    requests: dict[str, Any] = {}
+    limits: dict[str, Any] = {}
+    guaranteed = True
+    any_set = False
+    for c in [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]:
+        res = c.get("resources") or {}
+        req = res.get("requests") or {}
+        lim = res.get("limits") or {}
+        for name, q in req.items():
+            if name in ("cpu", "memory") and parse_quantity(q) > parse_quantity(0):
+                any_set = True
+                requests[name] = q
+        cpu_mem_limits = 0
+        for name, q in lim.items():
+            if name in ("cpu", "memory") and parse_quantity(q) > parse_quantity(0):
+                any_set = True
+                limits[name] = q
+                cpu_mem_limits += 1
+        if cpu_mem_limits != 2:
+            guaranteed = False
+        for name in ("cpu", "memory"):
+            if name in req and name in lim and parse_quantity(req[name]) != parse_quantity(lim[name]):
+                guaranteed = False
+    if not any_set:
+        return "BestEffort"
+    if guaranteed:
+        return "Guaranteed"
+    return "Burstable"
+
+
+class PodStrategy(Strategy):
+    tracks_generation = True
+
+    def initial_status(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        return {"phase": "Pending", "qosClass": compute_qos_class(obj)}
+
+    def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
+        """CheckGracefulDeleteByPod: unbound and terminal pods are deleted at once."""
+        spec = obj.get("spec") or {}
+        grace = requested if requested is not None else spec.get("terminationGracePeriodSeconds", 30)
+        if not spec.get("nodeName"):
+            return 0
+        if (obj.get("status") or {}).get("phase") in ("Failed", "Succeeded"):
+            return 0
+        return int(grace or 0)
+
+
+class NamespaceStrategy(Strategy):
+    def initial_status(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        return {"phase": "Active"}
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        spec = obj.setdefault("spec", {})
+        if not spec.get("finalizers"):
+            spec["finalizers"] = ["kubernetes"]
+
+    def finish_create(self, obj: dict[str, Any]) -> None:
+        meta = obj["metadata"]
+        meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = meta["name"]
+
+    def prepare_for_update(self, obj: dict[str, Any], old: dict[str, Any], *, mutated: bool) -> None:
+        super().prepare_for_update(obj, old, mutated=mutated)
+        # spec.finalizers only change through /finalize
+        old_fin = (old.get("spec") or {}).get("finalizers")
+        spec = obj.setdefault("spec", {})
+        if old_fin is None:
+            spec.pop("finalizers", None)
+        else:
+            spec["finalizers"] = old_fin
+
+    def spec_finalizers(self, obj: dict[str, Any]) -> list[str]:
+        return list((obj.get("spec") or {}).get("finalizers") or ())
+
+    def before_delete(self, obj: dict[str, Any], now: str) -> str | None:
+        """Namespaces are finalized by the namespace controller: deletion marks them Terminating."""
+        meta = obj["metadata"]
+        if not self.spec_finalizers(obj) and not meta.get("finalizers"):
+            return DELETE_NOW
+        if meta.get("deletionTimestamp"):
+            return UNCHANGED
+        meta["deletionTimestamp"] = now
+        meta["deletionGracePeriodSeconds"] = 0
+        obj.setdefault("status", {})["phase"] = "Terminating"
+        return WRITE
+
+
+class CreateOnUpdateStrategy(Strategy):
+    """Endpoints, Events and Leases: a PUT of a missing object creates it (AllowCreateOnUpdate)."""
+
+    allow_create_on_update = True
+
+
+class NodeStrategy(Strategy):
+    def initial_status(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        return None  # the kubelet registers its node with its status
+
+
+class PendingStrategy(Strategy):
+    """PersistentVolumes and PersistentVolumeClaims start ``Pending``."""
+
+    def initial_status(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        return {"phase": "Pending"}
+
+
+class _Reserved:
+    __slots__ = ("undo",)
+
+    def __init__(self, undo: Any) -> None:
+        self.undo = undo
+
+    def rollback(self) -> None:
+        self.undo()
+
+
+class ServiceStrategy(Strategy):
+    """The Service REST storage's ClusterIP and NodePort allocation."""
+
+    allow_create_on_update = True
+
+    def __init__(self, info: ResourceInfo, allocator: ServiceIPAllocator) -> None:
+        super().__init__(info)
+        self.allocator = allocator
+
+    def allocate(self, obj: dict[str, Any], old: dict[str, Any] | None) -> Allocation | None:
+        alloc = self.allocator
+        if old is None:
+            errs = alloc.allocate(obj)
+            if errs:
+                raise invalid(self.info.kind, obj["metadata"]["name"], errs)
+            return _Reserved(lambda: alloc.release(obj))
+        errs = alloc.update(old, obj)
+        if errs:
+            raise invalid(self.info.kind, obj["metadata"]["name"], errs)
+        return _Reserved(lambda: alloc.revert_update(old, obj))
+
+    def after_write(self, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        if obj is None and old is not None:
+            self.allocator.release(old)

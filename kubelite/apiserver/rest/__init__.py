@@ -1,0 +1,29 @@
+"""REST objects: what serves each endpoint (upstream's per-kind ``storage.go`` REST types).
+
+Every REST object declares the verbs it serves and implements them as ``async def <verb>(info, request)``
+(``deletecollection`` as ``delete_collection``, ``list`` as ``list_``). The main resource is served by
+:class:`~kubelite.apiserver.rest.resource.ResourceREST` (the generic store with the kind's strategy);
+subresources are their own objects that reuse the same store: ``status``, ``scale``, ``pods/binding``,
+``pods/eviction``, ``namespaces/finalize``, and the legacy core/v1 ``bindings`` resource.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from kubelite.api.resources import ResourceInfo
+from kubelite.apiserver.request import Request
+
+__all__ = ["REST", "method_name"]
+
+
+class REST(Protocol):
+    def verbs(self, info: ResourceInfo) -> frozenset[str]: ...
+
+
+def method_name(verb: str) -> str:
+    return {"deletecollection": "delete_collection", "list": "list_"}.get(verb, verb)
+
+
+Handler = Callable[[ResourceInfo, Request], Awaitable[Any]]
