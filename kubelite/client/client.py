@@ -157,15 +157,8 @@ class Client:
 
     # --- resource resolution ---
     def _info(self, ref: ResourceRef) -> ResourceInfo:
-        reg = self._server.registry
         try:
-            if isinstance(ref, ResourceInfo):
-                return ref
-            if isinstance(ref, type):
-                return reg.for_struct(ref)
-            if isinstance(ref, tuple):
-                return reg.by_kind(ref[0], ref[1])
-            return reg.resolve(ref)
+            return self._server.registry.lookup(ref)
         except KeyError as e:
             raise BadRequest.make(f"unknown resource {ref!r}: {e.args[0] if e.args else ''}") from None
 

@@ -291,16 +291,26 @@ async def _get_existing(client: Client, obj: Obj) -> Obj | None:
         return None
 
 
+async def _create_if_absent(client: Client, obj: Any, mutate: MutateFn
+                            ) -> tuple[tuple[str, str], Any, tuple[OperationResult, Any] | None]:
+    """The first half of CreateOrUpdate/CreateOrPatch: the key, the stored object, and, if there was
+    none, the outcome of mutating and creating ``obj``."""
+    key = (_namespace(obj), _name(obj))
+    existing = await _get_existing(client, obj)
+    if existing is not None:
+        return key, existing, None
+    await _mutate(mutate, obj, key)
+    return key, None, (OperationResult.CREATED, await client.create(obj))
+
+
 async def create_or_update(client: Client, obj: T, mutate: MutateFn) -> tuple[OperationResult, T]:
     """Create or update the object named by ``obj`` (upstream ``CreateOrUpdate``): ``mutate`` sets the
     desired state on ``obj`` (absent: then it is created) or on the stored object (then it is written
     with a PUT only if ``mutate`` changed something; a concurrent change is a 409 ``Conflict``).
     Returns what happened and the object as stored (or as read, when unchanged)."""
-    key = (_namespace(obj), _name(obj))
-    existing = await _get_existing(client, obj)
-    if existing is None:
-        await _mutate(mutate, obj, key)
-        return OperationResult.CREATED, await client.create(obj)  # type: ignore[call-overload]
+    key, existing, created = await _create_if_absent(client, obj, mutate)
+    if created is not None:
+        return created
     before = _data(existing)
     await _mutate(mutate, existing, key)
     if _data(existing) == before:
@@ -330,11 +340,9 @@ async def create_or_patch(client: Client, obj: T, mutate: MutateFn) -> tuple[Ope
     :func:`create_or_update`, but changes are sent as JSON merge patches, the object's and (through the
     status subresource) its status's separately. The result is ``UPDATED`` (object only),
     ``UPDATED_STATUS`` (both) or ``UPDATED_STATUS_ONLY``; ``NONE`` when nothing changed."""
-    key = (_namespace(obj), _name(obj))
-    existing = await _get_existing(client, obj)
-    if existing is None:
-        await _mutate(mutate, obj, key)
-        return OperationResult.CREATED, await client.create(obj)  # type: ignore[call-overload]
+    key, existing, created = await _create_if_absent(client, obj, mutate)
+    if created is not None:
+        return created
     before = _data(existing)
     before_status = before.pop("status", None)
     await _mutate(mutate, existing, key)
