@@ -319,18 +319,28 @@ class Cluster:
         mgr = Manager(self.client.with_field_manager("kube-controller-manager"), clock=self.clock, rng=self.rng)
         broadcaster = EventBroadcaster(self.client, clock=self.clock, rng=self.rng)
         self.start_soon(broadcaster.run, name="controller-events")
-        ctx = ControllerContext(
-            client=mgr.client, manager=mgr, informers=mgr.informers, clock=self.clock, rng=self.rng,
-            broadcaster=broadcaster, start_soon=self.start_soon, options=options,
-        )
         names = None if self._want_controllers is True else list(self._want_controllers)  # type: ignore[arg-type]
-        self.controllers_started = start_controllers(ctx, names)
+
+        def register(m: Manager) -> None:
+            # the built-in controllers capture the manager's informers: after mgr.crash() they are built
+            # again on the new ones (mgr.restart() calls this)
+            ctx = ControllerContext(
+                client=m.client, manager=m, informers=m.informers, clock=self.clock, rng=self.rng,
+                broadcaster=broadcaster, start_soon=self.start_soon, options=options,
+            )
+            self.controllers_started = start_controllers(ctx, names)
+
+        register(mgr)
+        mgr.rebuild = register
         self.controller_manager = mgr
         await mgr.start()
 
     async def crash_controller_manager(self) -> None:
-        """Fault switch: kube-controller-manager dies; every controller's memory (queues, expectations,
-        informer caches) is lost. Objects keep whatever state the controllers had written."""
+        """Fault switch: the built-in kube-controller-manager dies; every built-in controller's memory
+        (queues, expectations, informer caches) is lost. Objects keep whatever state the controllers had
+        written. Your own managers (``cluster.managers``) keep running, as separate processes would:
+        crash them with ``await mgr.crash()``. (``await cluster.controller_manager.crash()`` followed by
+        ``restart()`` is equivalent to this and :meth:`restart_controller_manager`.)"""
         if self.controller_manager is not None:
             await self.controller_manager.stop()
             self.controller_manager = None

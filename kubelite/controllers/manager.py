@@ -191,6 +191,10 @@ class Manager:
         self.failure: BaseException | None = None
         self._failure_reported = False
         self._watch_factory(self.informers)
+        #: called with the manager by :meth:`restart` after :meth:`crash` to build its controllers again,
+        #: for controllers that captured the old informers (the cluster sets it for kube-controller-manager)
+        self.rebuild: Callable[[Manager], Any] | None = None
+        self._crashed = False
         self._broadcaster: EventBroadcaster | None = None
         self._broadcaster_task: TaskHandle | None = None
         #: the cache-backed reader over this manager's informers (copies by default); see :mod:`.cache`
@@ -383,9 +387,16 @@ class Manager:
             self.controllers[name].set_reconciler(factory())
         self.elector = None
         self._started = False
+        self._crashed = True
 
     async def restart(self) -> None:
-        """Start again after :meth:`crash` (relisting everything, as a restarted process would)."""
+        """Start again after :meth:`crash` (relisting everything, as a restarted process would); with a
+        :attr:`rebuild` hook the controllers are first built again from scratch."""
+        if self._crashed and self.rebuild is not None:
+            self.controllers.clear()
+            self._factories.clear()
+            self.rebuild(self)
+        self._crashed = False
         await self.start()
 
 
