@@ -39,7 +39,7 @@ from kubelite.controllers.reconcile import (
     TransientError,
     as_reconciler,
 )
-from kubelite.errors import ApiError
+from kubelite.errors import ApiError, Conflict
 from kubelite.informer import (
     Registration,
     ResourceEventHandlerFuncs,
@@ -311,9 +311,13 @@ class Controller:
             report_error(f"controller/{self.name}", e, event="reconcile_panic", request=req)
             raise e
         self.queue.add_rate_limited(req)
-        if isinstance(e, ApiError | TransientError):
-            # an API error (409 Conflict, 404 NotFound, ...) is the ordinary, retried path of a level-based
-            # reconciler: logged with its request, not recorded as an unexpected component error
+        if isinstance(e, Conflict):
+            # optimistic concurrency: the ordinary path when two writers race (re-read and retry); counted,
+            # logged below the default level, as kube-controller-manager's controllers treat IsConflict
+            log.info("reconcile_conflict", request=str(req), error=self._last_error)
+        elif isinstance(e, ApiError | TransientError):
+            # another API error (404, 422, 500, ...) or a declared transient failure: retried and logged at
+            # ERROR with its request, not recorded as an unexpected component error
             log.error("reconcile_error", request=str(req), error=self._last_error)
         else:
             report_error(f"controller/{self.name}", e, event="reconcile_error", request=req)

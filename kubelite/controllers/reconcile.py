@@ -15,7 +15,8 @@ returns ``None`` or ``Result()``   ``forget`` (reset its backoff); nothing more 
 ``Result(requeue_after=t)``        ``forget``, then ``add_after(t)``
 raises an exception                ``add_rate_limited``: retried with backoff; logged at ERROR with
                                    the request (and, unless it is an ``ApiError``, its traceback,
-                                   recorded as an unexpected component error)
+                                   recorded as an unexpected component error); a 409 ``Conflict``
+                                   (optimistic concurrency) is counted and logged at INFO
 raises :class:`TerminalError`      ``forget``; logged at ERROR; not retried until the next event
 raises :class:`TransientError`     like an ``ApiError``: retried, logged, not unexpected
 returns anything else (``True``)   a ``TypeError``, handled as a raised exception

@@ -17,9 +17,9 @@ import structlog
 
 from kubelite.api.types import ConfigMap, ObjectMeta
 from kubelite.cluster import GC_GEN0_THRESHOLD, Cluster
-from kubelite.controllers import Manager, Request, Result
+from kubelite.controllers import Manager, Request, Result, TransientError
 from kubelite.controllers.controller import Controller
-from kubelite.errors import Conflict
+from kubelite.errors import Conflict, NotFound
 from kubelite.informer import ResourceEventHandlerFuncs, SharedInformerFactory
 
 
@@ -76,13 +76,19 @@ async def test_reconcile_exception_logged_at_error_with_request_and_traceback(cl
     assert mgr.health().controllers["buggy"].errors >= 1
 
 
-async def test_api_errors_are_retried_and_logged_but_not_unexpected(cluster: Cluster) -> None:
+@pytest.mark.parametrize(("error", "event", "level"), [
+    (Conflict.make("the object has been modified"), "reconcile_conflict", "info"),  # below the default level
+    (NotFound.make('configmaps "b" not found'), "reconcile_error", "error"),
+    (TransientError("cache behind"), "reconcile_error", "error"),
+], ids=["conflict", "not-found", "transient"])
+async def test_api_errors_are_retried_and_logged_but_not_unexpected(cluster: Cluster, error: Exception, event: str,
+                                                                    level: str) -> None:
     attempts: list[float] = []
 
     async def reconcile(req: Request) -> None:
         attempts.append(cluster.now)
         if len(attempts) < 3:
-            raise Conflict.make("the object has been modified")
+            raise error
 
     mgr = Manager(cluster.client, clock=cluster.clock, rng=cluster.rng)
     mgr.controller("c").for_(ConfigMap).complete(reconcile)
@@ -91,8 +97,10 @@ async def test_api_errors_are_retried_and_logged_but_not_unexpected(cluster: Clu
         async with mgr:
             await cluster.advance(1)
     assert len(attempts) == 3
-    assert [e["log_level"] for e in logs if e["event"] == "reconcile_error"] == ["error", "error"]
-    assert cluster.errors.errors == []  # optimistic-concurrency conflicts are the ordinary retried path
+    errors = [(e["event"], e["log_level"]) for e in logs if e["log_level"] == "error"]
+    assert errors == ([] if level == "info" else [(event, level)] * 2)
+    assert mgr.health().controllers["c"].errors == 2
+    assert cluster.errors.errors == []  # the ordinary retried path, not an unexpected component error
 
 
 async def test_handler_exception_is_logged_counted_and_later_events_still_arrive(cluster: Cluster) -> None:
