@@ -49,7 +49,7 @@ def _with_implicit_fields(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Definition:
-    __slots__ = ("info", "scale", "schemas", "selectable", "served", "ssa_schemas", "status", "storage")
+    __slots__ = ("columns", "info", "scale", "schemas", "selectable", "served", "ssa_schemas", "status", "storage")
 
     def __init__(self, crd: dict[str, Any]) -> None:
         spec = crd["spec"]
@@ -61,6 +61,7 @@ class _Definition:
         self.status = False
         self.scale: tuple[str, str, str | None] | None = None
         self.selectable: tuple[str, ...] = ()
+        self.columns: list[dict[str, Any]] = []
         for v in spec.get("versions") or ():
             raw = (v.get("schema") or {}).get("openAPIV3Schema")
             self.schemas[v["name"]] = Schema.of(raw) if raw else None
@@ -79,6 +80,7 @@ class _Definition:
                 self.selectable = tuple(
                     f["jsonPath"].lstrip(".") for f in v.get("selectableFields") or () if f.get("jsonPath")
                 )
+                self.columns = [dict(c) for c in v.get("additionalPrinterColumns") or () if isinstance(c, dict)]
         subresources = set()
         if self.status:
             subresources.add("status")
@@ -125,6 +127,11 @@ class CustomResources:
     def selectable_fields(self, info: ResourceInfo) -> tuple[str, ...]:
         d = self._def(info)
         return d.selectable if d is not None else ()
+
+    def printer_columns(self, info: ResourceInfo) -> list[dict[str, Any]]:
+        """The storage version's ``additionalPrinterColumns`` (server-side printing)."""
+        d = self._def(info)
+        return d.columns if d is not None else []
 
     def scale_paths(self, info: ResourceInfo) -> tuple[str, str, str | None] | None:
         d = self._def(info)

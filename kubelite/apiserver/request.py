@@ -48,6 +48,8 @@ class Options(msgspec.Struct, kw_only=True, frozen=True):
     send_initial_events: bool | None = None
     timeout_seconds: float | None = None
     capacity: int | None = None  # kubelite's bound on a watcher's channel
+    # get / list: answer with a meta.k8s.io/v1 Table (``Accept: application/json;as=Table;v=v1;g=meta.k8s.io``)
+    as_table: bool = False
 
 
 _DEFAULT_OPTIONS = Options()

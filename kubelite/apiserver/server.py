@@ -37,6 +37,7 @@ import random
 from typing import Any
 
 import msgspec
+import structlog
 
 from kubelite.api.resources import Registry, ResourceInfo
 from kubelite.api.schema import Schema
@@ -70,11 +71,12 @@ from kubelite.apiserver.rest.status import StatusREST
 from kubelite.apiserver.scope import Scope
 from kubelite.apiserver.ssa import FieldManager
 from kubelite.clock import Clock
-from kubelite.errors import BadRequest, MethodNotAllowed, NotFound
+from kubelite.errors import ApiError, BadRequest, InternalError, MethodNotAllowed, NotFound, StatusCause
 from kubelite.store import Store, Table, Watcher
 
 __all__ = ["PATCH_TYPES", "ApiServer", "Options", "Request"]
 
+log = structlog.get_logger("kubelite.apiserver")
 # verbs that address a collection rather than one object (a namespaced request may omit the namespace)
 _COLLECTION_VERBS = ("list", "watch", "deletecollection")
 
@@ -175,7 +177,21 @@ class ApiServer:
 
     # --- the request entry point ---
     async def handle(self, req: Request) -> Any:
-        """Serve one request (see the module docstring): Response, ListResponse or Watcher, or ApiError."""
+        """Serve one request (see the module docstring): Response, ListResponse or Watcher, or ApiError.
+
+        Anything else a request raises is a bug, and is answered as upstream's panic recovery does
+        (``WithPanicRecovery``): a 500 InternalError whose ``__cause__`` is the original exception (also
+        logged), never a raw exception. Cancellation passes through."""
+        try:
+            return await self._serve(req)
+        except ApiError:
+            raise
+        except Exception as e:
+            log.error("apiserver_internal_error", verb=req.verb, group=req.group, resource=req.resource,
+                      subresource=req.subresource, namespace=req.namespace, name=req.name, exc_info=True)
+            raise InternalError.make(f"Internal error occurred: {e!s}", causes=[StatusCause(message=str(e))]) from e
+
+    async def _serve(self, req: Request) -> Any:
         info = self.tables.resource(req.group, req.resource)
         verb, sub = req.verb, req.subresource
         namespace = req.namespace if info.namespaced else ""

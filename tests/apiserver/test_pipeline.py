@@ -294,3 +294,51 @@ async def test_dry_run_create_of_a_service_keeps_no_cluster_ip(cluster: Cluster)
 async def test_node_status_is_kept_on_create(cluster: Cluster) -> None:
     node = await cluster.client.create(Node(metadata=ObjectMeta(name="n1"), status={"capacity": {"cpu": "4"}}))
     assert node.status is not None and node.status.capacity == {"cpu": "4"}
+
+
+# --- strategies' hooks -----------------------------------------------------------------------------------
+
+
+def _ep(subsets: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "e", "namespace": "default"},
+            "subsets": subsets}
+
+
+P80 = {"name": "http", "port": 80, "protocol": "TCP"}
+P443 = {"name": "https", "port": 443, "protocol": "TCP"}
+
+
+@pytest.mark.parametrize(("subsets", "expected"), [
+    ([{"addresses": [{"ip": "10.0.0.2"}], "ports": [P80]}, {"addresses": [{"ip": "10.0.0.1"}], "ports": [P80]}],
+     [{"addresses": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.2"}], "ports": [P80]}]),
+    ([{"addresses": [{"ip": "10.0.0.1"}], "ports": [P80]}, {"notReadyAddresses": [{"ip": "10.0.0.1"}], "ports": [P80]}],
+     [{"notReadyAddresses": [{"ip": "10.0.0.1"}], "ports": [P80]}]),
+    ([{"addresses": [{"ip": "10.0.0.1"}], "ports": [P80]}, {"addresses": [{"ip": "10.0.0.1"}], "ports": [P443]}],
+     [{"addresses": [{"ip": "10.0.0.1"}], "ports": [P80, P443]}]),
+    ([{"addresses": [{"ip": "10.0.0.1"}]}], [{"addresses": [{"ip": "10.0.0.1"}]}]),
+    ([{"addresses": [{"ip": "10.0.0.1", "targetRef": {"kind": "Pod", "name": "a", "uid": "u1"}},
+                     {"ip": "10.0.0.1", "targetRef": {"kind": "Pod", "name": "b", "uid": "u2"}}], "ports": [P80]}],
+     [{"addresses": [{"ip": "10.0.0.1", "targetRef": {"kind": "Pod", "name": "a", "uid": "u1"}},
+                     {"ip": "10.0.0.1", "targetRef": {"kind": "Pod", "name": "b", "uid": "u2"}}], "ports": [P80]}]),
+], ids=["merge-same-ports", "not-ready-trumps-ready", "merge-same-addresses", "no-ports-kept", "same-ip-two-pods"])
+async def test_endpoints_are_stored_repacked(cluster: Cluster, subsets: Any, expected: Any) -> None:
+    """The Endpoints strategy's Canonicalize is RepackSubsets (upstream endpoints/util.go)."""
+    created = await cluster.client.create(_ep(subsets))
+    assert created["subsets"] == expected
+
+
+async def test_a_bug_is_a_500_and_writes_nothing(cluster: Cluster) -> None:
+    """Every request either succeeds or raises an ApiError: anything else is upstream's panic recovery, a
+    500 InternalError carrying the original exception as its cause."""
+
+    async def broken(req: AdmissionRequest) -> None:
+        raise ZeroDivisionError("division by zero")
+
+    cluster.apiserver.admission.register(broken, resources=[("", "configmaps")], name="broken")
+    with pytest.raises(ApiError) as e:
+        await cluster.client.create(cm("x"))
+    assert e.value.status.code == 500 and e.value.status.reason == "InternalError"
+    assert e.value.status.message == "Internal error occurred: division by zero"
+    assert isinstance(e.value.__cause__, ZeroDivisionError)
+    with pytest.raises(NotFound):
+        await cluster.client.get(ConfigMap, "x")

@@ -8,10 +8,8 @@ gone meanwhile.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubelite.api.resources import ResourceInfo
-from kubelite.apiserver.handlers.get import list_
+from kubelite.apiserver.handlers.get import select
 from kubelite.apiserver.registry.store import Write
 from kubelite.apiserver.registry.strategy import Strategy
 from kubelite.apiserver.request import ListResponse, Request, Response
@@ -19,9 +17,6 @@ from kubelite.apiserver.scope import Scope
 from kubelite.errors import FieldError, NotFound, invalid
 
 __all__ = ["check_propagation", "delete", "delete_collection"]
-
-_decode = msgspec.json.Decoder().decode
-
 
 def check_propagation(policy: str | None) -> None:
     if policy not in (None, "Orphan", "Background", "Foreground"):
@@ -42,10 +37,9 @@ async def delete(scope: Scope, info: ResourceInfo, strategy: Strategy, req: Requ
 async def delete_collection(scope: Scope, info: ResourceInfo, strategy: Strategy, req: Request) -> ListResponse:
     opts = req.options
     check_propagation(opts.propagation_policy)
-    listed = await list_(scope, info, req)
     out: list[bytes] = []
-    for data in listed.items:
-        meta = _decode(data)["metadata"]
+    for stored in select(scope, info, req).items:
+        meta = stored.decode()["metadata"]
         w = Write(user=req.user, info=info, namespace=meta.get("namespace") or "", dry_run=opts.dry_run)
         try:
             out.append(await scope.store.delete(

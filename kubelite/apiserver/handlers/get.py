@@ -1,5 +1,7 @@
 """GET of one object, LIST and WATCH (``handlers/get.go``, ``handlers/watch.go``).
 
+With ``Options.as_table`` a GET or LIST answers with a ``meta.k8s.io/v1`` Table from the kind's
+strategy (server-side printing), for the page the list selected.
 Label and field selectors are parsed once per request; field selectors must name fields the resource
 supports (upstream's per-kind field label conversion, a CRD's ``selectableFields``). A watch with
 ``timeoutSeconds`` is closed by the server after that much cluster time.
@@ -18,9 +20,9 @@ from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.request import ListResponse, Request, Response
 from kubelite.apiserver.scope import Scope
 from kubelite.errors import BadRequest, NotFound
-from kubelite.store import StoredObject, Watcher
+from kubelite.store import ListResult, StoredObject, Watcher
 
-__all__ = ["bookmark_fn", "get", "list_", "predicate", "watch"]
+__all__ = ["bookmark_fn", "get", "list_", "predicate", "select", "watch"]
 
 _encode = msgspec.json.Encoder().encode
 
@@ -29,7 +31,21 @@ async def get(scope: Scope, info: ResourceInfo, req: Request) -> Response:
     stored = scope.tables.store.get(scope.tables.table(info), req.namespace, req.name)
     if stored is None:
         raise NotFound.for_object(info.group, info.plural, req.name)
+    if req.options.as_table:
+        return _table(scope, info, [stored.decode()], str(stored.rv))
     return Response(data=stored.data)
+
+
+def _table(scope: Scope, info: ResourceInfo, objs: list[dict[str, Any]], rv: str,
+           continue_: str | None = None, remaining: int | None = None) -> Response:
+    table = scope.strategies.for_resource(info).convert_to_table(objs, scope.clock.now())
+    meta: dict[str, Any] = {"resourceVersion": rv}
+    if continue_:
+        meta["continue"] = continue_
+    if remaining is not None:
+        meta["remainingItemCount"] = remaining
+    table["metadata"] = meta
+    return Response(data=_encode(table))
 
 
 def predicate(
@@ -70,15 +86,24 @@ def predicate(
     return matches, fsel
 
 
-async def list_(scope: Scope, info: ResourceInfo, req: Request) -> ListResponse:
+def select(scope: Scope, info: ResourceInfo, req: Request) -> ListResult:
+    """The objects a list request selects (selectors, namespace, resourceVersion semantics, one page)."""
     opts = req.options
     pred, _ = predicate(scope, info, opts.label_selector, opts.field_selector)
     limit = opts.limit if opts.limit is not None and opts.limit > 0 else None
-    result = scope.tables.store.list(
+    return scope.tables.store.list(
         scope.tables.table(info), namespace=req.namespace or None, predicate=pred,
         resource_version=opts.resource_version, resource_version_match=opts.resource_version_match, limit=limit,
         continue_=opts.continue_,
     )
+
+
+async def list_(scope: Scope, info: ResourceInfo, req: Request) -> ListResponse | Response:
+    """A ListResponse, or with ``as_table`` a Response holding one Table of the page."""
+    result = select(scope, info, req)
+    if req.options.as_table:
+        return _table(scope, info, [o.decode() for o in result.items], str(result.rv), result.continue_,
+                      result.remaining)
     return ListResponse(
         items=[o.data for o in result.items], resource_version=str(result.rv), continue_=result.continue_,
         remaining_item_count=result.remaining, api_version=info.api_version,

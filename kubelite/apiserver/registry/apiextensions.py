@@ -4,7 +4,8 @@
   every committed write re-registers or stops serving its resource (:class:`CustomResources`).
 - A custom resource is defaulted, pruned and validated from its served version's schema; its generation
   moves on any change outside metadata (and status, when it has a status subresource); a ``/status``
-  write changes only the status (``ResetObjectMetaForStatus``).
+  write changes only the status (``ResetObjectMetaForStatus``); tables print the CRD's
+  ``additionalPrinterColumns``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from kubelite.api.resources import ResourceInfo
 from kubelite.api.schema import Schema
 from kubelite.apiserver.crds import CustomResources
 from kubelite.apiserver.registry.strategy import Strategy
+from kubelite.apiserver.registry.table import custom_resource_table
 from kubelite.errors import FieldError
 
 __all__ = ["CustomResourceDefinitionStrategy", "CustomResourceStrategy"]
@@ -80,6 +82,9 @@ class CustomResourceStrategy(Strategy):
 
     def validate_status_update(self, obj: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return self.crs.validate(self.info, obj, old)
+
+    def convert_to_table(self, objs: list[dict[str, Any]], now: float) -> dict[str, Any]:
+        return custom_resource_table(self.crs.printer_columns(self.info), objs, now)
 
     def prepare_status_update(self, obj: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
         """ResetObjectMetaForStatus: only ``status`` (and managedFields) change."""

@@ -7,6 +7,8 @@
   marks them ``Terminating`` until both finalizer lists are empty.
 - Services (``pkg/registry/core/service/storage``): ClusterIPs and NodePorts are allocated before the write
   and given back if the write does not happen, or when the Service is deleted.
+- Endpoints are stored repacked (``RepackSubsets``); Services, Endpoints, Events and Leases may be created
+  by a PUT.
 - Nodes keep the status the kubelet registers; PersistentVolumes and claims start ``Pending``.
 """
 
@@ -24,12 +26,14 @@ from kubelite.errors import invalid
 
 __all__ = [
     "CreateOnUpdateStrategy",
+    "EndpointsStrategy",
     "NamespaceStrategy",
     "NodeStrategy",
     "PendingStrategy",
     "PodStrategy",
     "ServiceStrategy",
     "compute_qos_class",
+    "repack_subsets",
 ]
 
 # GetPodQOS reads only the containers' resources; pods created from one template share them.
@@ -133,7 +137,9 @@ class NamespaceStrategy(Strategy):
     def spec_finalizers(self, obj: dict[str, Any]) -> list[str]:
         return list((obj.get("spec") or {}).get("finalizers") or ())
 
-    def before_delete(self, obj: dict[str, Any], now: str) -> str | None:
+    own_delete = True
+
+    def before_delete(self, obj: dict[str, Any], now: str) -> str:
         """Namespaces are finalized by the namespace controller: deletion marks them Terminating."""
         meta = obj["metadata"]
         if not self.spec_finalizers(obj) and not meta.get("finalizers"):
@@ -150,6 +156,63 @@ class CreateOnUpdateStrategy(Strategy):
     """Endpoints, Events and Leases: a PUT of a missing object creates it (AllowCreateOnUpdate)."""
 
     allow_create_on_update = True
+
+
+class EndpointsStrategy(CreateOnUpdateStrategy):
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        subsets = obj.get("subsets")
+        if isinstance(subsets, list) and subsets:
+            obj["subsets"] = repack_subsets(subsets)
+
+
+def repack_subsets(subsets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``endpoints.RepackSubsets`` (pkg/api/endpoints/util.go): the N-to-M form of the same endpoints.
+
+    Addresses are identified by (ip, targetRef.uid); an address not ready on a port in any subset is not
+    ready there ("not ready always trumps ready"); addresses offering the same ports with the same
+    readiness share one subset; a subset without ports keeps its addresses. Addresses sort by ip then
+    uid as upstream's ``LessEndpointAddress``; ports and subsets, which upstream orders by an md5 of Go's
+    spew rendering, sort here by their JSON (equally arbitrary, and stable).
+    """
+    all_addrs: dict[tuple[str, str], dict[str, Any]] = {}
+    # port (JSON) -> address key -> ready
+    by_port: dict[bytes, dict[tuple[str, str], bool]] = {}
+    ports: dict[bytes, dict[str, Any] | None] = {}
+    sentinel = b"null"
+    for subset in subsets:
+        subset_ports = subset.get("ports") or [None]
+        for port in subset_ports:
+            pkey = sentinel if port is None else _encode(port)
+            ports[pkey] = port
+            ready_map = by_port.setdefault(pkey, {})
+            for field, ready in (("addresses", True), ("notReadyAddresses", False)):
+                for addr in subset.get(field) or ():
+                    key = (addr.get("ip") or "", (addr.get("targetRef") or {}).get("uid") or "")
+                    all_addrs.setdefault(key, addr)
+                    if ready_map.get(key, True):
+                        ready_map[key] = ready
+    # the set of (address, readiness) -> the ports it offers
+    groups: dict[bytes, tuple[dict[tuple[str, str], bool], list[dict[str, Any]]]] = {}
+    for pkey, ready_map in by_port.items():
+        gkey = _encode(sorted(ready_map.items()))
+        group = groups.setdefault(gkey, (ready_map, []))
+        port = ports[pkey]
+        if port is not None:
+            group[1].append(port)
+    final: list[dict[str, Any]] = []
+    for ready_map, group_ports in groups.values():
+        keys = sorted(ready_map)
+        packed: dict[str, Any] = {}
+        ready_addrs = [all_addrs[k] for k in keys if ready_map[k]]
+        not_ready = [all_addrs[k] for k in keys if not ready_map[k]]
+        if ready_addrs:
+            packed["addresses"] = ready_addrs
+        if not_ready:
+            packed["notReadyAddresses"] = not_ready
+        if group_ports:
+            packed["ports"] = sorted(group_ports, key=_encode)
+        final.append(packed)
+    return sorted(final, key=_encode)
 
 
 class NodeStrategy(Strategy):

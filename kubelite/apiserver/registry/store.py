@@ -2,8 +2,8 @@
 ``k8s.io/apiserver/pkg/registry/generic/registry/store.go``).
 
 Every write of every verb and subresource ends here, in this order: strategy preparation (``rest.
-BeforeCreate`` / ``BeforeUpdate``) → mutating admission → validation → object-dependent authorization
-(RBAC escalation) → validating admission → managedFields → allocations → the store write → the
+BeforeCreate`` / ``BeforeUpdate``) → mutating admission → validation → canonicalization → object-dependent
+authorization (RBAC escalation) → validating admission → managedFields → allocations → the store write → the
 strategy's ``after_write``. Guarantees:
 
 - **A rejected request changes nothing.** All checks work on a private copy; the store is written once,
@@ -155,6 +155,7 @@ class GenericStore:
         meta["creationTimestamp"] = self.clock.timestamp()
         strategy.finish_create(obj)
         self.check(info, obj, strategy.validate(obj))
+        strategy.canonicalize(obj)
         strategy.authorize_write(w.user, obj, None)
         await self.admission.validate(req)
         if not managed_fields_done:
@@ -233,6 +234,7 @@ class GenericStore:
         await self.admission.admit(req)
         strategy.prepare_for_update(new, old, mutated=mutated)
         self.check(info, new, strategy.validate_update(new, old))
+        strategy.canonicalize(new)
         strategy.authorize_write(w.user, new, old)
         await self.admission.validate(req)
         if not managed_fields_done:
@@ -311,8 +313,8 @@ class GenericStore:
             elif "orphan" in finalizers:
                 finalizers.remove("orphan")
         grace = strategy.grace_period(old, grace_req)
-        own = strategy.before_delete(old, self.clock.timestamp())
-        if own is not None:
+        if strategy.own_delete:
+            own = strategy.before_delete(old, self.clock.timestamp())
             if own == DELETE_NOW:
                 return current.data if dry_run else self._remove(strategy, table, old, current)
             if own == UNCHANGED or dry_run:

@@ -16,6 +16,7 @@ from kubelite.apiserver.ipallocator import ServiceIPAllocator
 from kubelite.apiserver.registry.apiextensions import CustomResourceDefinitionStrategy, CustomResourceStrategy
 from kubelite.apiserver.registry.core import (
     CreateOnUpdateStrategy,
+    EndpointsStrategy,
     NamespaceStrategy,
     NodeStrategy,
     PendingStrategy,
@@ -42,7 +43,7 @@ class StrategySet:
             ("", "persistentvolumes"): PendingStrategy,
             ("", "persistentvolumeclaims"): PendingStrategy,
             ("", "services"): lambda info: ServiceStrategy(info, service_ips),
-            ("", "endpoints"): CreateOnUpdateStrategy,
+            ("", "endpoints"): EndpointsStrategy,
             ("", "events"): CreateOnUpdateStrategy,
             ("coordination.k8s.io", "leases"): CreateOnUpdateStrategy,
             ("", "replicationcontrollers"): GenerationStrategy,

@@ -72,6 +72,8 @@ class UpdateStrategy(Protocol):
 
     def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> list[FieldError]: ...
 
+    def canonicalize(self, obj: dict[str, Any]) -> None: ...
+
     def reset_fields(self) -> dict[str, Any] | None: ...
 
     def ssa_schema(self) -> Schema | None: ...
@@ -142,6 +144,10 @@ class Strategy:
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return validate_create(self.info.group, self.info.kind, obj)
 
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        """Canonicalize: normalise a validated object before it is stored (upstream's Endpoints repack
+        their subsets here); the default keeps it as it is."""
+
     # --- update ---
     def prepare_request(self, obj: dict[str, Any], old: dict[str, Any], *, mutated: bool) -> dict[str, Any]:
         self.default(obj)
@@ -211,14 +217,16 @@ class Strategy:
         """Finalizers beyond ``metadata.finalizers`` that keep the object (namespaces' spec.finalizers)."""
         return []
 
-    def before_delete(self, obj: dict[str, Any], now: str) -> str | None:
-        """A kind with its own deletion (namespaces' REST Delete): return DELETE_NOW, UNCHANGED, or WRITE
-        after mutating ``obj``. None (the default) runs the generic graceful deletion."""
-        return None
+    # a kind with its own deletion (namespaces' REST Delete) sets this and implements before_delete
+    own_delete = False
+
+    def before_delete(self, obj: dict[str, Any], now: str) -> str:
+        """With ``own_delete``: return DELETE_NOW, UNCHANGED, or WRITE after mutating ``obj``."""
+        raise NotImplementedError
 
     # --- reads ---
-    def convert_to_table(self, objs: list[dict[str, Any]]) -> dict[str, Any]:
-        """TableConvertor (``kubectl get``'s server-side printing)."""
+    def convert_to_table(self, objs: list[dict[str, Any]], now: float) -> dict[str, Any]:
+        """TableConvertor (``kubectl get``'s server-side printing); ``now`` is cluster time."""
         return default_table(objs)
 
 
@@ -240,6 +248,9 @@ class StatusStrategy:
 
     def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return self.main.validate_status_update(obj, old)
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        self.main.canonicalize(obj)
 
     def reset_fields(self) -> dict[str, Any] | None:
         return {"f:spec": {}, "f:metadata": {"f:labels": {}, "f:annotations": {}}}

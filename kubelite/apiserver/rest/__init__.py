@@ -22,8 +22,11 @@ class REST(Protocol):
     def verbs(self, info: ResourceInfo) -> frozenset[str]: ...
 
 
+_METHODS = {"deletecollection": "delete_collection", "list": "list_"}
+
+
 def method_name(verb: str) -> str:
-    return {"deletecollection": "delete_collection", "list": "list_"}.get(verb, verb)
+    return _METHODS.get(verb, verb)
 
 
 Handler = Callable[[ResourceInfo, Request], Awaitable[Any]]

@@ -51,6 +51,9 @@ class BindingStrategy:
     def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return []  # upstream's setPodHostAndAnnotations writes past validation; the decode checked the types
 
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        pass  # assignPod stores past the strategy
+
     def reset_fields(self) -> dict[str, Any] | None:
         return self.main.reset_fields()
 

@@ -41,6 +41,9 @@ class FinalizeStrategy:
     def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return []
 
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        self.main.canonicalize(obj)
+
     def reset_fields(self) -> dict[str, Any] | None:
         return self.main.reset_fields()
 

@@ -25,7 +25,7 @@ class ResourceREST:
     async def get(self, info: ResourceInfo, req: Request) -> Response:
         return await get.get(self.scope, info, req)
 
-    async def list_(self, info: ResourceInfo, req: Request) -> ListResponse:
+    async def list_(self, info: ResourceInfo, req: Request) -> ListResponse | Response:
         return await get.list_(self.scope, info, req)
 
     async def watch(self, info: ResourceInfo, req: Request) -> Watcher:
