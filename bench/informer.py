@@ -161,6 +161,40 @@ async def noop_controller(n_objects: int) -> tuple[Cost, Cost, Cost]:
     return costs[0], costs[1], costs[2]
 
 
+def use_twin(name: str) -> None:
+    """Swap a fast path for its slower twin, to measure what the fast path gains (bench/RESULTS.md, #13).
+
+    - ``generic-worker``: controller workers run :meth:`Controller.reconcile_handler` per request instead of
+      its steps inlined in ``Controller._worker``.
+    - ``upstream-informer``: informers drain their DeltaFIFO through upstream-shaped ``process_deltas``
+      (``_handle_deltas``) instead of the keyed ``_process_keyed``."""
+    if name == "generic-worker":
+        from kubelite.controllers.controller import Controller
+        from kubelite.workqueue import ShutDown
+
+        async def worker(self: Any) -> None:
+            while True:
+                try:
+                    req = await self.queue.get()
+                except ShutDown:
+                    return
+                try:
+                    await self.reconcile_handler(req)
+                finally:
+                    self.queue.done(req)
+        Controller._worker = worker  # type: ignore[method-assign]
+    elif name == "upstream-informer":
+        import kubelite.informer.shared_informer as si
+
+        base = si.Controller
+
+        def controller(*args: Any, keyed_process: Any = None, **kw: Any) -> Any:
+            return base(*args, **kw)
+        si.Controller = controller  # type: ignore[misc,assignment]
+    elif name:
+        raise SystemExit(f"unknown --twin {name!r}")
+
+
 def med(costs: list[Cost], per: int) -> Cost:
     """Median of each component, in microseconds per unit."""
     return Cost(*(statistics.median(c[i] for c in costs) / per * 1e6 for i in range(3)))
@@ -171,7 +205,10 @@ async def main() -> None:
     ap.add_argument("--events", type=int, default=5000)
     ap.add_argument("--objects", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=3, help="runs per figure; medians are printed")
+    ap.add_argument("--twin", default="", choices=["", "generic-worker", "upstream-informer"],
+                    help="measure a fast path's slower twin instead (see use_twin)")
     args = ap.parse_args()
+    use_twin(args.twin)
     gc.callbacks.append(_on_gc)
     print(f"informer fan-out, {args.events:,} creates, median of {args.repeat} runs, us per event per handler "
           "as cpu/wall/of-which-gc (target: overhead <= 5 us)")

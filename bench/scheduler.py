@@ -139,7 +139,13 @@ async def main() -> None:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--top", type=int, default=25, help="functions listed per profile table")
     ap.add_argument("--no-floor", action="store_true")
+    ap.add_argument("--generic-filters", action="store_true",
+                    help="the slower twin of scheduler/fast_path.py: no fused Filter prefix, every plugin per node")
     args = ap.parse_args()
+    if args.generic_filters:
+        import kubelite.scheduler.fast_path as fast_path
+
+        fast_path.FUSED_FILTERS = ()
     workloads = ["basic", "gpu", "spread", "preemption"] if args.workload == "all" else [args.workload]
     if not args.no_floor:
         f = await floor(args, "basic")

@@ -45,7 +45,13 @@ import msgspec
 
 from kubelite.apiserver.admission.priority import SYSTEM_PRIORITY_CLASSES
 from kubelite.apiserver.auth.bootstrap import bootstrap_objects
-from kubelite.apiserver.auth.user import UserInfo
+from kubelite.apiserver.auth.user import (
+    ALL_AUTHENTICATED,
+    KUBE_CONTROLLER_MANAGER,
+    KUBE_SCHEDULER,
+    UserInfo,
+    service_account_user,
+)
 from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.server import ApiServer
 from kubelite.client import Client
@@ -172,7 +178,7 @@ class Cluster:
         self._want_scheduler = scheduler
         self._want_controllers = controllers
         self._controller_options = controller_options
-        from kubelite.kubelet.workload import ImageRegistry
+        from kubelite.workload import ImageRegistry
 
         self.image_registry = image_registry if image_registry is not None else ImageRegistry()
         self._want_network = network
@@ -286,7 +292,7 @@ class Cluster:
         if self._want_scheduler:
             from kubelite.scheduler import Scheduler
 
-            sched_client = self.client.with_field_manager("default-scheduler")
+            sched_client = self.component_client(KUBE_SCHEDULER, field_manager="default-scheduler")
             factory = SharedInformerFactory(sched_client, clock=self.clock, rng=self.rng)
             self._factories.append(factory)
             broadcaster = EventBroadcaster(sched_client, clock=self.clock, rng=self.rng)
@@ -316,8 +322,9 @@ class Cluster:
         hpa = dict(options.get("horizontalpodautoscaling") or {})
         hpa.setdefault("metrics", _KubeletMetrics(self))
         options["horizontalpodautoscaling"] = hpa
-        mgr = Manager(self.client.with_field_manager("kube-controller-manager"), clock=self.clock, rng=self.rng)
-        broadcaster = EventBroadcaster(self.client, clock=self.clock, rng=self.rng)
+        kcm = self.component_client(KUBE_CONTROLLER_MANAGER, field_manager="kube-controller-manager")
+        mgr = Manager(kcm, clock=self.clock, rng=self.rng)
+        broadcaster = EventBroadcaster(kcm, clock=self.clock, rng=self.rng)
         self.start_soon(broadcaster.run, name="controller-events")
         names = None if self._want_controllers is True else list(self._want_controllers)  # type: ignore[arg-type]
 
@@ -327,6 +334,9 @@ class Cluster:
             ctx = ControllerContext(
                 client=m.client, manager=m, informers=m.informers, clock=self.clock, rng=self.rng,
                 broadcaster=broadcaster, start_soon=self.start_soon, options=options,
+                # --use-service-account-credentials: each controller writes as kube-system/<its service account>
+                client_builder=lambda sa: Client(self.apiserver, user=service_account_user("kube-system", sa),
+                                                 field_manager="kube-controller-manager"),
             )
             self.controllers_started = start_controllers(ctx, names)
 
@@ -503,6 +513,13 @@ class Cluster:
             await self.clock.sleep(min(interval, max(0.0, deadline - self.clock.now())))
 
     # --- identities ---
+    def component_client(self, user: str, *, field_manager: str, groups: Sequence[str] = ()) -> Client:
+        """The client a control-plane component runs with: its own user as upstream's bootstrap policy names
+        it (``system:kube-scheduler``, ``system:kube-controller-manager``, ...), so RBAC checks every request
+        it makes and a permission the component lacks fails loudly instead of passing as admin."""
+        return Client(self.apiserver, user=UserInfo(name=user, groups=(*groups, ALL_AUTHENTICATED)),
+                      field_manager=field_manager)
+
     def client_as(self, name: str, groups: Sequence[str] = ()) -> Client:
         """A client acting as another user (RBAC applies)."""
         return self.client.as_user(name, groups)

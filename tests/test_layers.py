@@ -1,5 +1,8 @@
 """The architecture's layer rules, checked on the source (ARCHITECTURE.md).
 
+The contracts themselves live in ``pyproject.toml`` (``[tool.importlinter]``) and are checked by import-linter,
+as kopf does; the AST scan below is a second, independent check of the most important rule.
+
 Components (informers, workqueues, controllers, scheduler, kubelets, network, events, leader election)
 talk to the cluster only through the API: none of them may import the store or the apiserver, not even
 inside a function. Lower layers never import higher ones.
@@ -8,9 +11,11 @@ inside a function. Lower layers never import higher ones.
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 
 import pytest
+from importlinter.cli import lint_imports
 
 ROOT = Path(__file__).resolve().parent.parent / "kubelite"
 
@@ -61,3 +66,32 @@ def test_the_checker_finds_a_violation(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("def f():\n    from kubelite.store import Store\n")
     assert imports_of(bad) == [(2, "kubelite.store")]
+
+
+def test_import_linter_contracts_are_kept(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every contract of ``[tool.importlinter]`` holds (run ``lint-imports`` for the details of a break)."""
+    cwd = os.getcwd()
+    os.chdir(ROOT.parent)
+    try:
+        code = lint_imports(config_filename="pyproject.toml", no_cache=True, no_logo=True)
+    finally:
+        os.chdir(cwd)
+    out = capsys.readouterr().out
+    assert "0 broken" in out, out
+    assert code == 0
+
+
+def test_import_linter_finds_a_layer_violation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    pkg = tmp_path / "layered"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "low.py").write_text("def f():\n    from layered import high\n")
+    (pkg / "high.py").write_text("from layered import low\n")
+    cfg = tmp_path / "contracts.ini"
+    cfg.write_text("[importlinter]\nroot_package = layered\n\n[importlinter:contract:layers]\nname = layers\n"
+                   "type = layers\nlayers =\n    layered.high\n    layered.low\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert lint_imports(config_filename=str(cfg), no_cache=True, no_logo=True) == 1
+    assert "layered.low is not allowed to import layered.high" in capsys.readouterr().out

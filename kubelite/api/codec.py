@@ -26,12 +26,14 @@ import yaml
 
 from kubelite.api.resources import Registry
 from kubelite.errors import ApiError, BadRequest
+from kubelite.memo import memoize
 
 __all__ = [
     "decode_json",
     "dump_yaml",
     "encode_json",
     "from_dict",
+    "json_decoder",
     "load_objects",
     "load_yaml",
     "to_dict",
@@ -41,7 +43,13 @@ T = TypeVar("T")
 
 _encoder = msgspec.json.Encoder()
 _untyped_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
-_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
+
+
+# bound: one decoder per Struct type decoded (the generated API types plus a few records)
+@memoize("api.codec.json_decoder", maxsize=1024)
+def json_decoder(tp: Any) -> msgspec.json.Decoder[Any]:
+    """The msgspec JSON decoder for ``tp``, built once per type."""
+    return msgspec.json.Decoder(tp)
 
 
 def encode_json(obj: Any) -> bytes:
@@ -60,11 +68,8 @@ def decode_json(data: bytes | str, type: Any = None) -> Any:
             return _untyped_decoder.decode(data)
         except msgspec.DecodeError as exc:
             raise BadRequest.make(f"invalid JSON: {exc}") from exc
-    decoder = _decoders.get(type)
-    if decoder is None:
-        decoder = _decoders[type] = msgspec.json.Decoder(type)
     try:
-        return decoder.decode(data)
+        return json_decoder(type).decode(data)
     except msgspec.ValidationError as exc:
         raise _decode_error(exc, type) from exc
     except msgspec.DecodeError as exc:

@@ -19,13 +19,13 @@ Contract:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import msgspec
 
 from kubelite.errors import BadRequest
+from kubelite.memo import memoize
 
 __all__ = [
     "EVERYTHING",
@@ -155,7 +155,8 @@ def _split_term(term: str) -> tuple[str, str, str] | None:
     return None
 
 
-@functools.lru_cache(maxsize=4096)
+# bound: distinct field selectors: one per informer or list call shape
+@memoize("api.fields.parse_field_selector", maxsize=4096)
 def parse_field_selector(s: str) -> FieldSelector:
     """Upstream ``fields.ParseSelector``; ``"=="`` is normalised to ``"="``. ValueError on bad syntax."""
     if not s:

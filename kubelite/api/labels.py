@@ -16,7 +16,6 @@ Contract:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
@@ -24,6 +23,7 @@ import msgspec
 
 from kubelite.api.names import is_qualified_name, is_valid_label_value
 from kubelite.errors import FieldError
+from kubelite.memo import memoize
 
 __all__ = [
     "EVERYTHING",
@@ -289,7 +289,8 @@ def selector_from_label_selector(ls: Mapping[str, Any] | None) -> Selector:
     return Selector(reqs)
 
 
-@functools.lru_cache(maxsize=4096)
+# bound: distinct label selectors: one per workload
+@memoize("api.labels._selector_for_json", maxsize=4096)
 def _selector_for_json(canonical: bytes) -> Selector:
     return selector_from_label_selector(msgspec.json.decode(canonical))
 
@@ -480,7 +481,8 @@ class _Parser:
         raise ValueError(f"found '{lit}', expected: identifier")
 
 
-@functools.lru_cache(maxsize=4096)
+# bound: distinct label selector strings: one per informer or list call shape
+@memoize("api.labels.parse_selector", maxsize=4096)
 def parse_selector(s: str) -> Selector:
     """``labels.Parse``: ``"app=web,tier in (a,b),!canary,x"``; ValueError with upstream's message."""
     return Selector(_Parser(s).parse())

@@ -24,11 +24,12 @@ some toward zero) and never overflow.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from fractions import Fraction
 from typing import Any, Final
+
+from kubelite.memo import memoize
 
 __all__ = [
     "BINARY_SI",
@@ -307,7 +308,8 @@ def _canonical(n: int, fmt: str) -> str:
     return f"{sign}{mag}{_DECIMAL_SUFFIX[exponent]}"
 
 
-@functools.lru_cache(maxsize=8192, typed=True)
+# bound: distinct quantity strings/numbers: resources of a few templates, node capacities
+@memoize("api.quantity.parse_quantity", maxsize=8192, typed=True)
 def parse_quantity(v: str | int | float) -> Quantity:
     """:meth:`Quantity.parse`, cached: the same few spellings recur across every pod."""
     return Quantity.parse(v)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import msgspec
 
+from kubelite.api.codec import json_decoder
 from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.auth.user import ADMIN, UserInfo
@@ -35,14 +36,8 @@ R = TypeVar("R")
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
-_decoders: dict[type, msgspec.json.Decoder[Any]] = {}
 
-
-def _decoder(cls: type) -> msgspec.json.Decoder[Any]:
-    d = _decoders.get(cls)
-    if d is None:
-        d = _decoders[cls] = msgspec.json.Decoder(cls)
-    return d
+_decoder = json_decoder
 
 
 class PatchType:
@@ -367,20 +362,23 @@ class Client:
     async def replace(
         self, obj: T, *, name: str | None = ..., namespace: str | None = ..., field_manager: str | None = ...,
         dry_run: bool = ..., subresource: str = ..., field_validation: str | None = ...,
+        resource: ResourceRef | None = ...,
     ) -> T: ...
     @overload
     async def replace(
         self, obj: dict[str, Any], *, name: str | None = ..., namespace: str | None = ...,
         field_manager: str | None = ..., dry_run: bool = ..., subresource: str = ...,
-        field_validation: str | None = ...,
+        field_validation: str | None = ..., resource: ResourceRef | None = ...,
     ) -> dict[str, Any]: ...
 
     async def replace(
         self, obj: Any, *, name: str | None = None, namespace: str | None = None, field_manager: str | None = None,
         dry_run: bool = False, subresource: str = "", field_validation: str | None = None,
+        resource: ResourceRef | None = None,
     ) -> Any:
-        """PUT: the whole object (its metadata.resourceVersion, if set, is a precondition)."""
-        info = self._info_of(obj)
+        """PUT: the whole object (its metadata.resourceVersion, if set, is a precondition). ``resource`` names the
+        resource when ``obj`` is of another kind than the one written (a ``Scale`` PUT to ``<resource>/scale``)."""
+        info = self._info(resource) if resource is not None else self._info_of(obj)
         body = self._body(obj)
         name = name or (body.get("metadata") or {}).get("name") or ""
         resp = await self._server.update(

@@ -10,7 +10,9 @@ Guarantees (controller-runtime ``pkg/internal/controller`` on client-go's workqu
   name and a per-controller sequence number, so logs replay too; see :mod:`kubelite.logs`).
 - :meth:`stop` drops everything in memory (queue, backoff, pending retries) as a crashed process would;
   :meth:`run` afterwards starts from scratch: handlers are registered again and the informer replays its
-  cache as adds, so a restarted controller converges from the current state alone.
+  cache as adds, so a restarted controller converges from the current state alone. A handler with a
+  ``reset()`` method (state derived from events, e.g. the ReplicaSet pod tracker) has it called before each
+  registration.
 
 Hot path (issue #3): the informer calls one closure per event, built once per watch for its number of
 predicates (none: straight to the handler); a worker takes ready requests without suspending and runs
@@ -196,6 +198,9 @@ class Controller:
             self._register(w)
 
     def _register(self, w: _Watch) -> None:
+        reset = getattr(w.handler, "reset", None)
+        if reset is not None:
+            reset()  # a handler keeping state derived from events starts afresh: the informer replays its cache
         w.registration = w.informer.add_event_handler(_event_handler(w.handler, w.predicates, self.queue.add))
 
     # --- running ---

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import functools
 import zoneinfo
 from typing import Any
 
@@ -31,14 +30,20 @@ from kubelite.api.types.batch_v1 import CronJobStatus
 from kubelite.api.types.core_v1 import ObjectReference
 from kubelite.client import Client
 from kubelite.clock import Clock, format_time
+from kubelite.controllers.controller_utils import (
+    CONTROLLER_UID_INDEX,
+    OwnedObjectHandler,
+    controller_uid_index_func,
+    owner_reference,
+)
 from kubelite.controllers.job import is_job_finished
 from kubelite.controllers.kcm import ControllerContext
-from kubelite.controllers.podutil import CONTROLLER_UID_INDEX, controller_uid_index_func, parse_timestamp
+from kubelite.controllers.podutil import parse_timestamp
 from kubelite.controllers.reconcile import Request, Result
-from kubelite.controllers.replicaset.ref_manager import owner_reference
 from kubelite.errors import AlreadyExists, NotFound
 from kubelite.events import EventRecorder
 from kubelite.informer import Indexer, Indexers
+from kubelite.memo import memoize
 
 __all__ = ["NAME", "SCHEDULED_TIMESTAMP_ANNOTATION", "CronJobController", "Schedule", "parse_schedule", "register"]
 
@@ -111,7 +116,8 @@ def _field(expr: str, lo: int, hi: int, names: dict[str, int]) -> frozenset[int]
     return frozenset(out)
 
 
-@functools.lru_cache(maxsize=1024)
+# bound: one entry per distinct CronJob schedule string
+@memoize("controllers.cronjob.parse_schedule", maxsize=1024)
 def parse_schedule(spec: str) -> Schedule:
     """``cron.ParseStandard``: five fields or a ``@descriptor``; ``CRON_TZ=``/``TZ=`` prefixes are rejected
     by validation upstream and ignored here. Raises ValueError on bad input."""
@@ -302,6 +308,8 @@ def register(ctx: ControllerContext) -> CronJobController:
         cronjobs=ctx.informers.informer_for(CronJob).get_indexer(), clock=ctx.clock,
         recorder=ctx.recorder("cronjob-controller"),
     )
-    ctx.manager.controller(NAME).for_(CronJob).owns(Job).with_max_concurrent_reconciles(
+    # addJob / updateJob / deleteJob: Jobs wake the CronJob their controllerRef resolves to; CronJobs adopt nothing
+    job_handler = OwnedObjectHandler("CronJob", cjc.cronjobs, orphans=False)
+    ctx.manager.controller(NAME).for_(CronJob).watches(Job, job_handler).with_max_concurrent_reconciles(
         ctx.option(NAME, "workers", 5)).complete(cjc)
     return cjc

@@ -36,6 +36,7 @@ import msgspec
 from kubelite.api.labels import label_selector_matches
 from kubelite.api.types import Deployment, ObjectMeta, Pod, PodDisruptionBudget, ReplicaSet, StatefulSet
 from kubelite.clock import parse_time
+from kubelite.controllers.controller_utils import controller_ref, resolve_controller_ref
 from kubelite.controllers.kcm import ControllerContext
 from kubelite.controllers.reconcile import Request, Result
 from kubelite.errors import ApiError, Conflict, NotFound
@@ -78,13 +79,6 @@ def _meta(obj: Any) -> ObjectMeta:
 def _ready(pod: Pod) -> bool:
     conds = pod.status.conditions if pod.status is not None else None
     return any(c.type == "Ready" and c.status == "True" for c in conds or ())
-
-
-def _controller(obj: Any) -> Any:
-    for r in (obj.metadata.owner_references if obj.metadata is not None else None) or ():
-        if r.controller:
-            return r
-    return None
 
 
 class DisruptionController:
@@ -155,7 +149,7 @@ class DisruptionController:
         """``getExpectedScale``: the replicas of every controller of the pods, each counted once."""
         scales: dict[str, int] = {}
         for pod in pods:
-            ref = _controller(pod)
+            ref = controller_ref(pod)
             if ref is None:
                 raise _CountError(f"found no controller ref for pod {_meta(pod).name!r}")
             if ref.uid in scales:
@@ -166,19 +160,19 @@ class DisruptionController:
 
     async def _find_scale(self, namespace: str, ref: Any) -> tuple[str, int]:
         """The finders: ReplicaSet (or its Deployment), StatefulSet, then any ``scale`` subresource."""
+        # the finders verify the group too (``verifyGroupKind``), then resolve by Kind and UID
         group = (ref.api_version or "").rpartition("/")[0]
-        if group == "apps" and ref.kind == "ReplicaSet":
-            rs: ReplicaSet | None = self.replicasets.get_by_key(f"{namespace}/{ref.name}")
-            if rs is not None and _meta(rs).uid == ref.uid:
-                dref = _controller(rs)
-                if dref is not None and dref.kind == "Deployment":
-                    d: Deployment | None = self.deployments.get_by_key(f"{namespace}/{dref.name}")
-                    if d is not None and _meta(d).uid == dref.uid:
-                        return _meta(d).uid or "", (d.spec.replicas if d.spec and d.spec.replicas is not None else 1)
+        if group in ("apps", "extensions") and ref.kind == "ReplicaSet":
+            rs: ReplicaSet | None = resolve_controller_ref(self.replicasets, namespace, ref, "ReplicaSet")
+            if rs is not None:
+                d: Deployment | None = resolve_controller_ref(self.deployments, namespace, controller_ref(rs),
+                                                              "Deployment")
+                if d is not None:
+                    return _meta(d).uid or "", (d.spec.replicas if d.spec and d.spec.replicas is not None else 1)
                 return ref.uid or "", (rs.spec.replicas if rs.spec and rs.spec.replicas is not None else 1)
         if group == "apps" and ref.kind == "StatefulSet":
-            ss: StatefulSet | None = self.statefulsets.get_by_key(f"{namespace}/{ref.name}")
-            if ss is not None and _meta(ss).uid == ref.uid:
+            ss: StatefulSet | None = resolve_controller_ref(self.statefulsets, namespace, ref, "StatefulSet")
+            if ss is not None:
                 return ref.uid or "", (ss.spec.replicas if ss.spec and ss.spec.replicas is not None else 1)
         try:
             scale: dict[str, Any] = await self.client.get((ref.api_version or "", ref.kind or ""), ref.name or "",

@@ -33,8 +33,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from kubelite.api.types import Node, Pod, Service
-from kubelite.controllers.handler import Enqueue, unwrap
+from kubelite.controllers.controller_utils import owner_reference
+from kubelite.controllers.handler import unwrap
 from kubelite.controllers.kcm import ControllerContext
+from kubelite.controllers.predicate import Funcs
 from kubelite.controllers.reconcile import Request, Result, TransientError
 from kubelite.errors import ApiError, Conflict, NotFound
 from kubelite.informer import Lister
@@ -182,41 +184,20 @@ def _pod_endpoint_changed(old: Pod, new: Pod) -> bool:
     return (osp.node_name if osp else None) != (nsp.node_name if nsp else None)
 
 
-class _PodHandler:
+def _pod_services(services: Lister[Service]) -> Any:
     """Pod events → the Services whose selector matches (old and new labels), ``GetPodServiceMemberships``."""
-
-    def __init__(self, services: Lister[Service]) -> None:
-        self._services = services
-
-    def _requests(self, pod: Any) -> Iterable[Request]:
-        pod = unwrap(pod)
+    def requests(pod: Any) -> Iterable[Request]:
         meta = pod.metadata
         if meta is None:
             return ()
         ns = meta.namespace or ""
         out = []
-        for svc in self._services.namespace(ns).list():
+        for svc in services.namespace(ns).list():
             sel = svc.spec.selector if svc.spec is not None else None
             if sel is not None and svc.metadata is not None and _selector_matches(sel, meta.labels):
                 out.append(Request(ns, svc.metadata.name or ""))
         return out
-
-    def create(self, obj: Any, enqueue: Enqueue) -> None:
-        for r in self._requests(obj):
-            enqueue(r)
-
-    def update(self, old: Any, new: Any, enqueue: Enqueue) -> None:
-        if not _pod_endpoint_changed(old, new):
-            return
-        seen = set()
-        for r in (*self._requests(old), *self._requests(new)):
-            if r not in seen:
-                seen.add(r)
-                enqueue(r)
-
-    def delete(self, obj: Any, enqueue: Enqueue) -> None:
-        for r in self._requests(obj):
-            enqueue(r)
+    return requests
 
 
 def _service_of_slice(obj: Any) -> Iterable[Request]:
@@ -335,8 +316,7 @@ class EndpointSliceReconciler:
             "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
             "metadata": {
                 "generateName": f"{meta.name}-", "namespace": meta.namespace, "labels": self._labels(svc),
-                "ownerReferences": [{"apiVersion": "v1", "kind": "Service", "name": meta.name, "uid": meta.uid,
-                                     "controller": True, "blockOwnerDeletion": True}],
+                "ownerReferences": [owner_reference(svc)],
             },
             "addressType": "IPv4", "endpoints": [], "ports": ports,
         }
@@ -470,7 +450,7 @@ def register(ctx: ControllerContext) -> None:
     reconciler = EndpointSliceReconciler(ctx, max_endpoints_per_slice=max_eps)
     (ctx.manager.controller(NAME)
         .for_(Service)
-        .watches(Pod, _PodHandler(reconciler.services))
+        .watches(Pod, _pod_services(reconciler.services), Funcs(update=_pod_endpoint_changed))
         .watches("endpointslices", _service_of_slice)
         .watches(Node, lambda _node: ())  # the zone lister needs the informer running
         .with_max_concurrent_reconciles(int(ctx.option(NAME, "workers", WORKERS)))

@@ -24,8 +24,8 @@ import msgspec
 from kubelite.api.labels import Selector
 from kubelite.api.types import ControllerRevision
 from kubelite.client import Client
-from kubelite.controllers.podutil import controller_ref, parse_timestamp
-from kubelite.controllers.replicaset.ref_manager import owner_reference
+from kubelite.controllers.controller_utils import controller_ref, owner_reference
+from kubelite.controllers.podutil import parse_timestamp
 from kubelite.errors import AlreadyExists, Conflict
 from kubelite.rand import SUFFIX_ALPHABET
 

@@ -16,6 +16,7 @@ does not export ``register``, is skipped (so the list can name every controller 
 
 from __future__ import annotations
 
+import copy
 import importlib
 import random
 from collections.abc import Callable, Coroutine, Sequence
@@ -27,7 +28,7 @@ from kubelite.controllers.manager import Manager
 from kubelite.events import EventBroadcaster, EventRecorder
 from kubelite.informer import SharedInformerFactory
 
-__all__ = ["CONTROLLERS", "ControllerContext", "start_controllers"]
+__all__ = ["CONTROLLERS", "SERVICE_ACCOUNTS", "ControllerContext", "start_controllers"]
 
 #: controller name -> module, in upstream's NewControllerDescriptors order (the subset kubelite has).
 CONTROLLERS: dict[str, str] = {
@@ -50,14 +51,37 @@ CONTROLLERS: dict[str, str] = {
 }
 
 
+#: The kube-system service account each controller acts as with ``--use-service-account-credentials`` (upstream
+#: ``ControllerContext.ClientBuilder.ClientOrDie(<name>)`` and the ``system:controller:<name>`` bootstrap roles).
+SERVICE_ACCOUNTS = {
+    "serviceaccount": "service-account-controller",
+    "endpointslice": "endpointslice-controller",
+    "replicaset": "replicaset-controller",
+    "deployment": "deployment-controller",
+    "job": "job-controller",
+    "cronjob": "cronjob-controller",
+    "daemonset": "daemon-set-controller",
+    "statefulset": "statefulset-controller",
+    "disruption": "disruption-controller",
+    "horizontalpodautoscaling": "horizontal-pod-autoscaler",
+    "namespace": "namespace-controller",
+    "garbagecollector": "generic-garbage-collector",
+    "nodelifecycle": "node-controller",
+    "podgc": "pod-garbage-collector",
+    "ttlafterfinished": "ttl-after-finished-controller",
+    "persistentvolume-binder": "persistent-volume-binder",
+}
+
+
 class ControllerContext:
     """What a built-in controller gets: the API, shared informers, the clock, the RNG, events."""
 
     def __init__(
         self, *, client: Client, manager: Manager, informers: SharedInformerFactory, clock: Clock,
         rng: random.Random, broadcaster: EventBroadcaster, start_soon: Callable[..., Any],
-        options: dict[str, Any] | None = None,
+        options: dict[str, Any] | None = None, client_builder: Callable[[str], Client] | None = None,
     ) -> None:
+        #: the API as this controller's identity (its service account when a ``client_builder`` is given)
         self.client = client
         self.manager = manager
         self.informers = informers
@@ -67,6 +91,19 @@ class ControllerContext:
         self._start_soon = start_soon
         #: per-controller options, e.g. {"nodelifecycle": {"node_monitor_grace_period": 40}}
         self.options = options or {}
+        #: service account name -> a client authenticated as ``system:serviceaccount:kube-system:<name>``
+        self.client_builder = client_builder
+
+    def for_controller(self, name: str) -> ControllerContext:
+        """The context one controller registers with: with a ``client_builder``, ``client`` acts as the
+        controller's service account (``--use-service-account-credentials``), so RBAC checks every write it
+        makes against its ``system:controller:*`` role. Shared informers keep the manager's identity."""
+        sa = SERVICE_ACCOUNTS.get(name)
+        if self.client_builder is None or sa is None:
+            return self
+        ctx = copy.copy(self)
+        ctx.client = self.client_builder(sa)
+        return ctx
 
     def recorder(self, component: str) -> EventRecorder:
         return self.broadcaster.new_recorder(component=component)
@@ -94,6 +131,6 @@ def start_controllers(ctx: ControllerContext, names: Sequence[str] | None = None
         register = getattr(mod, "register", None)
         if register is None:  # a module that does not export register() is not a controller (yet)
             continue
-        register(ctx)
+        register(ctx.for_controller(name))
         started.append(name)
     return started

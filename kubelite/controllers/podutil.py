@@ -6,9 +6,6 @@ pod per sync), so each is a handful of attribute lookups; timestamps are parsed 
 
 - :func:`is_pod_ready`, :func:`pod_ready_time`, :func:`is_pod_available` (``podutil.IsPodAvailable``).
 - :func:`is_pod_active` (``controller.IsPodActive``): not Succeeded/Failed and not being deleted.
-- :func:`controller_ref` (``metav1.GetControllerOf``) and :func:`controller_uid_index_func`, an informer index
-  by managing controller's uid (orphans are indexed under ``orphan/<namespace>``), which lets a controller read
-  its own objects and the orphans it may adopt without scanning the namespace.
 - :func:`sort_pods_for_deletion` (``controller.ActivePodsWithRanks.Less`` with the LogarithmicScaleDown and
   PodDeletionCost gates on, as they are upstream by default).
 """
@@ -20,61 +17,34 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from kubelite.api.types import OwnerReference, Pod
+from kubelite.api.types import Pod
 from kubelite.clock import parse_time
+from kubelite.memo import memoize
 
 __all__ = [
-    "CONTROLLER_UID_INDEX",
     "POD_DELETION_COST_ANNOTATION",
-    "controller_ref",
-    "controller_uid_index_func",
     "deletion_cost",
     "is_pod_active",
     "is_pod_available",
     "is_pod_ready",
     "max_container_restarts",
-    "orphan_index_key",
     "parse_timestamp",
     "pod_ready_time",
     "pods_to_delete",
     "sort_pods_for_deletion",
 ]
 
-CONTROLLER_UID_INDEX = "controllerUID"
 POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 
 # podPhaseToOrdinal in controller_utils.go: Pending < Unknown < Running (others sort with Pending)
 _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
 
 
-@functools.lru_cache(maxsize=65536)
+# bound: distinct RFC 3339 seconds seen in object timestamps; 65,536 covers 18 h of distinct seconds
+@memoize("controllers.podutil.parse_timestamp", maxsize=65536)
 def parse_timestamp(s: str) -> float:
     """RFC 3339 -> seconds since the epoch, cached: thousands of pods share a few distinct seconds."""
     return parse_time(s)
-
-
-def controller_ref(obj: Any) -> OwnerReference | None:
-    """The ownerReference with ``controller: true``, or None (``metav1.GetControllerOf``)."""
-    meta = obj.metadata
-    refs = meta.owner_references if meta is not None else None
-    if refs:
-        for r in refs:
-            if r.controller:
-                return r  # type: ignore[no-any-return]
-    return None
-
-
-def orphan_index_key(namespace: str) -> str:
-    return f"orphan/{namespace}"
-
-
-def controller_uid_index_func(obj: Any) -> list[str]:
-    """Index value: the managing controller's uid, or ``orphan/<namespace>`` for objects without one."""
-    ref = controller_ref(obj)
-    if ref is not None:
-        return [ref.uid or ""]
-    meta = obj.metadata
-    return [orphan_index_key((meta.namespace or "") if meta is not None else "")]
 
 
 def _ready_condition(pod: Pod) -> Any:

@@ -25,13 +25,13 @@ rather than upstream's concatenated strings: the same grouping, without accident
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
 from kubelite.clock import Clock, format_time
+from kubelite.memo import BoundedCache
 
 __all__ = [
     "AGGREGATE_MESSAGE_PREFIX",
@@ -65,30 +65,17 @@ V = TypeVar("V")
 _EMPTY: dict[str, Any] = {}
 
 
-class LRUCache(Generic[K, V]):
-    """A bounded mapping that evicts the least recently used key (groupcache ``lru.Cache``)."""
+class LRUCache(BoundedCache[K, V]):
+    """A bounded mapping that evicts the least recently used key (groupcache ``lru.Cache``): kubelite's
+    :class:`~kubelite.memo.BoundedCache`, per correlator instance (unregistered)."""
 
-    __slots__ = ("_data", "_max")
+    __slots__ = ()
 
     def __init__(self, max_entries: int) -> None:
-        self._data: OrderedDict[K, V] = OrderedDict()
-        self._max = max_entries
-
-    def get(self, key: K) -> V | None:
-        value = self._data.get(key)
-        if value is not None:
-            self._data.move_to_end(key)
-        return value
+        super().__init__(None, maxsize=max_entries)
 
     def add(self, key: K, value: V) -> None:
-        data = self._data
-        data[key] = value
-        data.move_to_end(key)
-        if len(data) > self._max:
-            data.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._data)
+        self.put(key, value)
 
 
 def _source_and_object(event: Event) -> tuple[str, ...]:

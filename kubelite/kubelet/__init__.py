@@ -7,7 +7,7 @@ the contract. Layer 5: reads through informers, writes through the client only.
 from kubelite.kubelet.ipam import ClusterCIDRAllocator, HostLocalIPAM
 from kubelite.kubelet.kubelet import DEFAULT_CAPACITY, Kubelet
 from kubelite.kubelet.pool import NodePool
-from kubelite.kubelet.workload import ImageProfile, ImageRegistry
+from kubelite.workload import ImageProfile, ImageRegistry
 
 __all__ = ["DEFAULT_CAPACITY", "ClusterCIDRAllocator", "HostLocalIPAM", "ImageProfile", "ImageRegistry", "Kubelet",
            "NodePool"]

@@ -29,13 +29,14 @@ Pure: :func:`behaviour` is a function of the container spec (cached on the argv)
 
 from __future__ import annotations
 
-import functools
 import re
 import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
+
+from kubelite.memo import memoize
 
 __all__ = ["FOREVER", "Behaviour", "behaviour", "script_behaviour"]
 
@@ -139,7 +140,8 @@ def behaviour(spec: Mapping[str, Any]) -> Behaviour | None:
     return _argv_behaviour(argv)
 
 
-@functools.lru_cache(maxsize=4096)
+# bound: one entry per distinct container command line in the cluster
+@memoize("kubelet.command._argv_behaviour", maxsize=4096)
 def _argv_behaviour(argv: tuple[str, ...]) -> Behaviour | None:
     prog = argv[0].rsplit("/", 1)[-1]
     if prog in _SHELLS:
@@ -169,7 +171,8 @@ _LOOP_FOREVER = re.compile(r"\b(while\s+(true|:|\[\s*1\s*\]|sleep\s+\S+)|until\s
 _FOR = re.compile(r"\bfor\s+\w+\s+in\s+([^;\n]*?)\s*;?\s*do\b(.*?)\bdone\b", re.S)
 
 
-@functools.lru_cache(maxsize=4096)
+# bound: one entry per distinct shell script in container commands
+@memoize("kubelet.command.script_behaviour", maxsize=4096)
 def script_behaviour(script: str) -> Behaviour | None:
     """A ``sh -c`` script, evaluated as described in the module docstring."""
     if _LOOP_FOREVER.search(script) or re.search(r"\btail\s+-f\b", script):

@@ -16,7 +16,7 @@ from typing import Any
 from kubelite.api.podresources import quantity_units
 from kubelite.kubelet.lifecycle import Step, check
 from kubelite.kubelet.probes import LIVENESS, READINESS, STARTUP, ProbeSpec, ProbeWorker
-from kubelite.kubelet.workload import ImageProfile, RunPlan, memory_at
+from kubelite.workload import ImageProfile, RunPlan, memory_at
 
 __all__ = ["ContainerRecord", "Terminated"]
 

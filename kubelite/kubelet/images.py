@@ -17,7 +17,7 @@ request order. Guarantees:
   already in its content store.
 - A private registry (``ImageRegistry.require_pull_secret``) answers 401 unless the caller says it holds
   credentials for it (``authorized=False`` fails the pull: "pull access denied").
-- Whether an image exists is decided by the :class:`~kubelite.kubelet.workload.ImageRegistry` when the
+- Whether an image exists is decided by the :class:`~kubelite.workload.ImageRegistry` when the
   pull starts; ``unpullable`` is a fault switch that makes chosen images fail even though they exist.
 Pure: the caller passes the time and schedules its own wake-up at the returned completion time.
 """
@@ -28,7 +28,7 @@ from collections.abc import Hashable
 from typing import Final
 
 from kubelite.kubelet.backoff import INITIAL_BACKOFF, MAX_BACKOFF, Backoff
-from kubelite.kubelet.workload import ImageProfile, ImageRegistry, normalize_image
+from kubelite.workload import ImageProfile, ImageRegistry, normalize_image
 
 __all__ = ["BACKOFF", "FAILED", "NEVER_PULL", "PRESENT", "PULLED", "PULLING", "ImageManager", "PullResult",
            "default_pull_policy"]

@@ -47,8 +47,8 @@ from kubelite.kubelet.node import allocatable, initial_node, node_conditions
 from kubelite.kubelet.pod_worker import NodeRuntime, PodWorker, Stage
 from kubelite.kubelet.status import build_status
 from kubelite.kubelet.volumes import VolumeLookup
-from kubelite.kubelet.workload import ImageRegistry
 from kubelite.supervise import Supervisor, TaskHandle
+from kubelite.workload import ImageRegistry
 
 __all__ = ["DEFAULT_CAPACITY", "Kubelet"]
 

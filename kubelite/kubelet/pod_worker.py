@@ -30,7 +30,7 @@ from kubelite.kubelet.ipam import HostLocalIPAM, IPExhausted
 from kubelite.kubelet.lifecycle import Step
 from kubelite.kubelet.probes import READINESS, STARTUP
 from kubelite.kubelet.volumes import VolumeLookup, check_env, check_volumes
-from kubelite.kubelet.workload import (
+from kubelite.workload import (
     ImageProfile,
     ImageRegistry,
     cpu_millis,

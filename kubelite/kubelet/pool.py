@@ -6,25 +6,55 @@ widens the cluster CIDR to ``10.0.0.0/8`` when more than 256 nodes are asked for
 ``172.16.x.y`` from its index, zone label round-robin over ``zones``. All kubelets share one image
 registry, one event recorder and one informer factory for ConfigMaps, Secrets and PVCs (three watches
 for the whole pool); each has its own pod watch on ``spec.nodeName``.
+
+Identities: kubelet ``<name>`` talks to the API as ``system:node:<name>`` in ``system:nodes`` (upstream's node
+identity; RBAC's ``system:node`` role stands in for the Node authorizer), so a request a kubelet may not make
+fails. The pool-wide informers and event broadcaster act as the pool's first node.
+The pool needs only a :class:`NodeHost` (the cluster satisfies it): a client to derive identities from, the
+clock, the RNG, and a way to run background tasks and to settle.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+import random
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
+from kubelite.client import Client
+from kubelite.clock import Clock
 from kubelite.events import EventBroadcaster
 from kubelite.informer.factory import SharedInformerFactory
 from kubelite.kubelet.ipam import ClusterCIDRAllocator
 from kubelite.kubelet.kubelet import DEFAULT_CAPACITY, Kubelet
-from kubelite.kubelet.workload import ImageRegistry
+from kubelite.workload import ImageRegistry
 
-__all__ = ["NodePool"]
+__all__ = ["NODES_GROUP", "NodeHost", "NodePool", "node_client"]
+
+NODES_GROUP = "system:nodes"
+
+
+class NodeHost(Protocol):
+    """What a pool needs from whoever runs it."""
+
+    @property
+    def client(self) -> Client: ...
+
+    clock: Clock
+    rng: random.Random
+
+    def start_soon(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any, name: str | None = None) -> Any: ...
+
+    async def settle(self) -> None: ...
+
+
+def node_client(client: Client, node_name: str) -> Client:
+    """``client`` acting as kubelet ``node_name``: ``system:node:<name>`` in ``system:nodes``."""
+    return client.as_user(f"system:node:{node_name}", (NODES_GROUP,))
 
 
 class NodePool:
-    def __init__(self, cluster: Any, n: int, *, prefix: str = "node", capacity: Mapping[str, Any] | None = None,
+    def __init__(self, cluster: NodeHost, n: int, *, prefix: str = "node", capacity: Mapping[str, Any] | None = None,
                  zones: Sequence[str] = ("zone-a", "zone-b", "zone-c"), instance_type: str = "kubelite.standard",
                  labels: Mapping[str, str] | None = None, taints: list[dict[str, Any]] | None = None,
                  registry: ImageRegistry | None = None, events: bool = True, preload: tuple[str, ...] = (),
@@ -32,13 +62,14 @@ class NodePool:
         self.cluster = cluster
         self.registry = registry or ImageRegistry()
         self.cidrs = ClusterCIDRAllocator(cluster_cidr or ("10.244.0.0/16" if n <= 256 else "10.0.0.0/8"), 24)
-        self.informers = SharedInformerFactory(cluster.client, clock=cluster.clock, rng=cluster.rng)
+        pool_client = node_client(cluster.client, f"{prefix}-0")
+        self.informers = SharedInformerFactory(pool_client, clock=cluster.clock, rng=cluster.rng)
         self.broadcaster: EventBroadcaster | None = None
         recorder = None
         if events:
             # upstream gives every kubelet its own broadcaster with a 1,000-event queue; one shared broadcaster
             # gets the same total room
-            self.broadcaster = EventBroadcaster(cluster.client, clock=cluster.clock, rng=cluster.rng,
+            self.broadcaster = EventBroadcaster(pool_client, clock=cluster.clock, rng=cluster.rng,
                                                 max_queued=1000 * max(1, n))
         self.kubelets: dict[str, Kubelet] = {}
         for i in range(n):
@@ -48,7 +79,7 @@ class NodePool:
             node_labels = {"topology.kubernetes.io/zone": zones[i % len(zones)] if zones else "",
                            "node.kubernetes.io/instance-type": instance_type, **(labels or {})}
             self.kubelets[name] = Kubelet(
-                cluster.client, node_name=name, clock=cluster.clock, rng=cluster.rng,
+                node_client(cluster.client, name), node_name=name, clock=cluster.clock, rng=cluster.rng,
                 capacity=capacity or DEFAULT_CAPACITY, labels=node_labels, taints=taints, registry=self.registry,
                 recorder=recorder, informers=self.informers, pod_cidr=self.cidrs.allocate(name),
                 host_ip=f"172.16.{(i >> 8) & 255}.{(i & 255) or 1}" if i < 65536 else None, preload=preload,

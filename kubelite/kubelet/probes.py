@@ -9,7 +9,7 @@ Follows ``pkg/kubelet/prober/worker.go`` (``doProbe``) and ``prober_manager.go``
 - a startup or liveness failure puts the worker on hold (upstream ``onHold``): the kubelet kills the
   container, and the next run gets fresh workers.
 
-What a probe answers comes from the workload model (:mod:`kubelite.kubelet.workload`): readiness
+What a probe answers comes from the workload model (:mod:`kubelite.workload`): readiness
 succeeds from ``readyAfter``, liveness and startup from ``healthyAfter``, and every probe times out from
 ``hangAfter``. Since the answer is monotone in time (fail, succeed, then fail once hung), a worker whose
 result is settled skips straight to the first tick after the next change: a healthy container costs no
@@ -23,7 +23,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
-from kubelite.kubelet.workload import ImageProfile
+from kubelite.workload import ImageProfile
 
 __all__ = ["LIVENESS", "READINESS", "STARTUP", "ProbeOutcome", "ProbeSpec", "ProbeWorker"]
 

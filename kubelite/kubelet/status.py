@@ -15,7 +15,6 @@ Pure: ``build_status(worker, now, previous)`` returns a plain dict for ``status`
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from collections.abc import Mapping
 from typing import Any
@@ -24,14 +23,16 @@ from kubelite.clock import format_time
 from kubelite.kubelet.container import ContainerRecord
 from kubelite.kubelet.lifecycle import Step
 from kubelite.kubelet.pod_worker import PodWorker, Stage
-from kubelite.kubelet.workload import normalize_image
+from kubelite.memo import memoize
+from kubelite.workload import normalize_image
 
 __all__ = ["build_status", "container_status", "pod_phase"]
 
 _WAITING_STEPS = (Step.IMAGE, Step.CONFIG, Step.STARTING, Step.BACKOFF)
 
 
-@functools.lru_cache(maxsize=4096)
+# bound: one entry per distinct image reference in the cluster
+@memoize("kubelet.status.image_id", maxsize=4096)
 def image_id(image: str) -> str:
     repo, tag = normalize_image(image)
     if tag.startswith("@"):

@@ -22,7 +22,6 @@ from kubelite.api.types import Pod, Service
 from kubelite.clock import Clock
 from kubelite.informer import ResourceEventHandlerFuncs, SharedInformerFactory
 from kubelite.informer.meta import resource_version_of
-from kubelite.kubelet.workload import ImageRegistry
 from kubelite.network.dns import ClusterDNS
 from kubelite.network.proxy import (
     MIN_SYNC_PERIOD,
@@ -32,6 +31,7 @@ from kubelite.network.proxy import (
     slices_by_service,
 )
 from kubelite.network.traffic import POD_IP_INDEX, Traffic, pod_ip_index
+from kubelite.workload import ImageRegistry
 
 __all__ = ["Network"]
 

@@ -32,9 +32,9 @@ import msgspec
 
 from kubelite.clock import Clock, TimerHandle, parse_time
 from kubelite.informer import Indexer, Lister
-from kubelite.kubelet.workload import ImageProfile, ImageRegistry, profile_for
 from kubelite.network.dns import ClusterDNS
 from kubelite.network.proxy import KubeProxy
+from kubelite.workload import ImageProfile, ImageRegistry, profile_for
 
 __all__ = ["POD_IP_INDEX", "Traffic", "TrafficHandle", "TrafficReport", "pod_ip_index"]
 

@@ -26,8 +26,8 @@ import yaml
 
 from kubelite.api.codec import load_yaml
 from kubelite.errors import ApiError
-from kubelite.kubelet.workload import ImageProfile
 from kubelite.scenario.expressions import Expression, ExpressionError, compile_expression
+from kubelite.workload import ImageProfile
 
 __all__ = [
     "ClusterSpec", "Expectation", "NodePoolSpec", "Scenario", "ScenarioError", "Step", "Taint",

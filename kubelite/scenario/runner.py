@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from kubelite.cluster import Cluster
-from kubelite.kubelet.workload import ImageRegistry
 from kubelite.scenario import format as f
 from kubelite.scenario.diagnose import diagnose_expectation, diagnose_pod
 from kubelite.scenario.expressions import Expression, ExpressionError, compile_expression
@@ -35,6 +34,7 @@ from kubelite.scenario.metrics import ConvergenceTracker, compute_metrics, lazy_
 from kubelite.scenario.result import ExpectationResult, RunResult, Series
 from kubelite.scenario.steps import StepContext, StepError, describe_step, run_step
 from kubelite.scenario.view import ClusterView
+from kubelite.workload import ImageRegistry
 
 __all__ = ["FINAL_KINDS", "run_scenario", "run_scenario_async"]
 

@@ -26,11 +26,11 @@ from collections.abc import Sequence, Set
 from operator import attrgetter
 from typing import Any
 
+from kubelite.api.scheduling import find_untolerated_taint, pod_matches_node_selector_and_affinity
 from kubelite.scheduler.framework.cycle_state import FEASIBLE_FACTS, CycleState, FeasibleFacts
 from kubelite.scheduler.framework.runtime import Framework
 from kubelite.scheduler.framework.status import ERROR, Status
 from kubelite.scheduler.framework.types import NodeInfo, PodInfo
-from kubelite.scheduler.plugins.helper import find_untolerated_taint, pod_matches_node_selector_and_affinity
 from kubelite.scheduler.plugins.node_affinity import NodeAffinity
 from kubelite.scheduler.plugins.node_name import NodeName
 from kubelite.scheduler.plugins.node_ports import NodePorts, ports_conflict

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from itertools import compress, islice
+from typing import Any
 
 from kubelite.scheduler.cache import Cache
 from kubelite.scheduler.fast_path import find_feasible_nodes
@@ -112,11 +113,17 @@ def select_host(totals: list[int], rng: random.Random) -> int:
     return best
 
 
+#: CPython's private ``Random._randbelow_with_getrandbits``, which the inlined draws below reproduce; None on
+#: an interpreter without it, and then every draw goes through the public ``rng.randrange``.
+_CPYTHON_RANDBELOW: Any = getattr(random.Random, "_randbelow_with_getrandbits", None)
+
+
 def _randbelow(rng: random.Random) -> Callable[[int], int]:
     """``rng.randrange`` for a positive bound, inlined for a plain ``random.Random``: the same draws
     as CPython's ``Random._randbelow_with_getrandbits`` (one ``getrandbits(n.bit_length())`` per try,
-    rejecting values >= n); a test pins the equivalence."""
-    if type(rng)._randbelow is not random.Random._randbelow_with_getrandbits:  # type: ignore[attr-defined]
+    rejecting values >= n); a test pins the equivalence. Falls back to ``rng.randrange`` for subclasses and
+    wherever that private method does not exist (tested)."""
+    if _CPYTHON_RANDBELOW is None or getattr(type(rng), "_randbelow", None) is not _CPYTHON_RANDBELOW:
         return rng.randrange
     getrandbits = rng.getrandbits
 

@@ -12,7 +12,7 @@ from kubelite.kubelet.devices import DeviceManager, UnexpectedAdmissionError
 from kubelite.kubelet.ipam import CIDRNotAvailable, ClusterCIDRAllocator, HostLocalIPAM
 from kubelite.kubelet.lifecycle import IllegalTransition, Step, check
 from kubelite.kubelet.probes import LIVENESS, READINESS, ProbeSpec, ProbeWorker
-from kubelite.kubelet.workload import (
+from kubelite.workload import (
     ImageProfile,
     ImageRegistry,
     first_time_above,

@@ -425,3 +425,20 @@ def test_topology_spread_score_totals_follow_cluster_changes() -> None:
         elif len(cache.node_list()) > 5:  # a node leaves (its pods stay on a placeholder)
             cache.remove_node(rnd.choice([ni.name for ni in cache.node_list()]))
     assert with_selector > 30
+
+
+def test_select_host_falls_back_without_cpython_internals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The inlined draws depend on CPython's private ``Random._randbelow_with_getrandbits``; without it (another
+    interpreter or version) select_host uses the public ``randrange`` and draws the same."""
+    import kubelite.scheduler.schedule_one as schedule_one
+
+    monkeypatch.setattr(schedule_one, "_CPYTHON_RANDBELOW", None)
+    rng = random.Random(5)
+    assert schedule_one._randbelow(rng) == rng.randrange
+    totals, ref = [7] * 50, random.Random(5)
+    want = 0
+    for ties in range(2, 51):
+        if ref.randrange(ties) == 0:
+            want = ties - 1
+    assert select_host(totals, rng) == want
+    assert rng.getstate() == ref.getstate()

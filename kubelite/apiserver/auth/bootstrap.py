@@ -91,6 +91,9 @@ def _node_rules() -> list[dict[str, Any]]:
         _rule("create", _LEGACY, "pods/eviction"),
         _rule(READ, _LEGACY, "secrets", "configmaps"),
         _rule("get", _LEGACY, "persistentvolumeclaims", "persistentvolumes"),
+        # The Node authorizer lets a kubelet read the claims of its own pods; kubelite's node pools share one
+        # claims informer, so the RBAC approximation grants list and watch (still no writes).
+        _rule(("list", "watch"), _LEGACY, "persistentvolumeclaims"),
         _rule("get", _LEGACY, "endpoints"),
         _rule(("get", "create", "update", "patch", "delete"), _COORD, "leases"),
         _rule("create", _LEGACY, "serviceaccounts/token"),
@@ -300,6 +303,20 @@ def _controller_roles() -> list[tuple[str, list[dict[str, Any]]]]:
             _rule(("patch", "update"), _LEGACY, "nodes/status"),
             _rule(("patch", "update"), _LEGACY, "pods/status"),
             _rule(("list", "watch", "get", "delete"), _LEGACY, "pods"),
+            _events_rule(),
+        ]),
+        ("persistent-volume-binder", [
+            _rule(("get", "list", "watch", "update", "create", "delete"), _LEGACY, "persistentvolumes"),
+            _rule("update", _LEGACY, "persistentvolumes/status"),
+            _rule(("get", "list", "watch", "update"), _LEGACY, "persistentvolumeclaims"),
+            _rule("update", _LEGACY, "persistentvolumeclaims/status"),
+            _rule(("list", "watch", "get", "create", "delete"), _LEGACY, "pods"),
+            _rule(READ, _STORAGE, "storageclasses"),
+            _rule(("get", "create", "update", "delete"), _LEGACY, "endpoints"),
+            _rule(("get", "create", "delete"), _LEGACY, "services"),
+            _rule("get", _LEGACY, "secrets"),
+            _rule(("get", "list"), _LEGACY, "nodes"),
+            _rule("watch", _LEGACY, "events"),
             _events_rule(),
         ]),
         ("pod-garbage-collector", [

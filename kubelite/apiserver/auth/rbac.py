@@ -38,6 +38,7 @@ import msgspec
 
 from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo, service_account_username
 from kubelite.errors import ApiError, Forbidden
+from kubelite.memo import BoundedCache
 
 __all__ = ["RBAC_GROUP", "Attributes", "RBACAuthorizer", "forbidden"]
 
@@ -93,7 +94,9 @@ def _strs(v: Any) -> tuple[str, ...]:
     return tuple(x for x in v if isinstance(x, str)) if isinstance(v, list | tuple) else ()
 
 
-_RULE_CACHE: dict[bytes, _Rule] = {}
+#: compiled PolicyRules by their encoding: a cluster has a few hundred distinct rules (bootstrap roles plus the
+#: users'); 20,000 covers many tenants, beyond that the least recently used are recompiled.
+_RULE_CACHE: BoundedCache[bytes, _Rule] = BoundedCache("apiserver.rbac.rules", maxsize=20_000)
 
 
 def _compile(raw: Mapping[str, Any]) -> _Rule:
@@ -102,9 +105,8 @@ def _compile(raw: Mapping[str, Any]) -> _Rule:
     key = msgspec.json.encode(raw)
     rule = _RULE_CACHE.get(key)
     if rule is None:
-        if len(_RULE_CACHE) > 20_000:
-            _RULE_CACHE.clear()
-        rule = _RULE_CACHE[key] = _Rule(raw)
+        rule = _Rule(raw)
+        _RULE_CACHE.put(key, rule)
     return rule
 
 

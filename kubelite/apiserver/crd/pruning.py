@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubelite.api.schema import Schema
+from kubelite.memo import BoundedCache
 
 __all__ = ["OBJECT_META_SCHEMA", "prune", "unknown_fields"]
 
@@ -108,8 +109,8 @@ class _Node:
 
 
 # id(raw) -> (raw, node); holding raw keeps the id from being reused while the entry lives.
-_NODES: dict[int, tuple[Any, _Node]] = {}
-_MAX_NODES = 1 << 16
+#: bounded by the schema nodes of the CRDs in use (CRD schemas come and go)
+_NODES: BoundedCache[int, tuple[Any, _Node]] = BoundedCache("apiserver.crd.pruning_nodes", maxsize=1 << 16)
 
 
 def _node(schema: Schema) -> _Node:
@@ -117,10 +118,8 @@ def _node(schema: Schema) -> _Node:
     hit = _NODES.get(id(raw))
     if hit is not None and hit[0] is raw:
         return hit[1]
-    if len(_NODES) >= _MAX_NODES:
-        _NODES.clear()  # bounded: CRD schemas come and go
     node = _Node(schema)
-    _NODES[id(raw)] = (raw, node)
+    _NODES.put(id(raw), (raw, node))
     return node
 
 

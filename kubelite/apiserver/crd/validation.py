@@ -38,6 +38,7 @@ import msgspec
 
 from kubelite.api.schema import Schema
 from kubelite.errors import FieldError
+from kubelite.memo import memoize
 
 __all__ = ["go_value", "supported_format", "validate", "validate_list_types"]
 
@@ -210,7 +211,8 @@ def supported_format(schema_type: str | None, fmt: str | None) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=4096)
+# bound: distinct CRD schema patterns
+@memoize("apiserver.crd.validation._compile", maxsize=4096)
 def _compile(pattern: str) -> re.Pattern[str]:
     # Go's RE2 classes (\d, \w, \s, \b) are ASCII-only.
     return re.compile(pattern, re.ASCII)

@@ -21,6 +21,8 @@ from typing import Any
 
 import msgspec
 
+from kubelite.memo import BoundedCache
+
 __all__ = [
     "default_config_map",
     "default_container",
@@ -236,8 +238,8 @@ def _host_network_ports(containers: list[Any]) -> None:
 # Pod defaulting only reads and writes ``spec``, and a cluster creates many pods from few templates (and
 # re-defaults every stored, already defaulted spec on update): remember encoded spec -> defaulted spec.
 # An already defaulted spec maps to b"" and needs no decode at all.
-_DEFAULTED_SPECS: dict[bytes, bytes] = {}
-_DEFAULTED_SPECS_LIMIT = 1024
+#: two entries per distinct pod spec (the spec and its defaulted form); pods come from a few templates
+_DEFAULTED_SPECS: BoundedCache[bytes, bytes] = BoundedCache("apiserver.defaults.pod_specs", maxsize=1024)
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
 
@@ -264,11 +266,9 @@ def default_pod(pod: Obj) -> None:
             return
     _default_pod(spec)
     if key is not None:
-        if len(_DEFAULTED_SPECS) >= _DEFAULTED_SPECS_LIMIT:
-            _DEFAULTED_SPECS.clear()
         out = _encode(spec)
-        _DEFAULTED_SPECS[key] = b"" if out == key else out
-        _DEFAULTED_SPECS[out] = b""  # defaulting is idempotent
+        _DEFAULTED_SPECS.put(key, b"" if out == key else out)
+        _DEFAULTED_SPECS.put(out, b"")  # defaulting is idempotent
 
 
 def _default_pod(spec: Obj) -> None:

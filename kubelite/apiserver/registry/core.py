@@ -23,6 +23,7 @@ from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.ipallocator import ServiceIPAllocator
 from kubelite.apiserver.registry.strategy import DELETE_NOW, UNCHANGED, WRITE, Allocation, Strategy
 from kubelite.errors import invalid
+from kubelite.memo import BoundedCache
 
 __all__ = [
     "CreateOnUpdateStrategy",
@@ -37,8 +38,8 @@ __all__ = [
 ]
 
 # GetPodQOS reads only the containers' resources; pods created from one template share them.
-_QOS: dict[bytes, str] = {}
-_QOS_LIMIT = 1024
+#: one entry per distinct set of container resources (per pod template, in practice)
+_QOS: BoundedCache[bytes, str] = BoundedCache("apiserver.pod_qos", maxsize=1024)
 _encode = msgspec.json.Encoder().encode
 
 
@@ -56,9 +57,7 @@ def compute_qos_class(pod: dict[str, Any]) -> str:
             return hit
     qos = _compute_qos_class(spec)
     if key is not None:
-        if len(_QOS) >= _QOS_LIMIT:
-            _QOS.clear()
-        _QOS[key] = qos
+        _QOS.put(key, qos)
     return qos
 
 

@@ -40,6 +40,7 @@ from kubelite.apiserver.ssa.fieldpath import (
     path_string,
     value_pe,
 )
+from kubelite.memo import BoundedCache
 
 __all__ = ["TypedError", "ensure_named_fields", "merge", "remove_items"]
 
@@ -82,7 +83,8 @@ class _Shape(NamedTuple):
 
 _NO_SHAPE = _Shape({}, None, False, None, None, [], False)
 # id(schema) -> (schema, shape); holding the schema keeps its id from being reused.
-_SHAPES: dict[int, tuple[Schema, _Shape]] = {}
+#: bounded by the number of schema nodes in use: built-in kinds have ~20,000; CRDs come and go.
+_SHAPES: BoundedCache[int, tuple[Schema, _Shape]] = BoundedCache("apiserver.ssa.shapes", maxsize=100_000)
 
 
 def _shape(s: Schema | None) -> _Shape:
@@ -102,9 +104,7 @@ def _shape(s: Schema | None) -> _Shape:
         keys=s.list_map_keys,
         closed=bool(props) and not (s.additional_properties_allowed or s.preserve_unknown_fields),
     )
-    if len(_SHAPES) > 100_000:  # CRD schemas come and go; never grow without bound
-        _SHAPES.clear()
-    _SHAPES[id(s)] = (s, shape)
+    _SHAPES.put(id(s), (s, shape))
     return shape
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from kubelite.api.schema import Schema
 from kubelite.apiserver.ssa.apply import _index_items, _item_pe
 from kubelite.apiserver.ssa.fieldpath import key_pe, value_pe
+from kubelite.memo import BoundedCache
 
 __all__ = ["DEDUCED", "Node", "compile_node", "field_order", "index_items", "item_pe"]
 
@@ -64,7 +65,8 @@ class Node:
 DEDUCED = Node(None)  # no schema: maps granular, lists atomic, every key deduced again
 
 # id(schema) -> (schema, node); holding the schema keeps its id from being reused.
-_NODES: dict[int, tuple[Schema, Node]] = {}
+#: bounded by the number of schema nodes in use: built-in kinds have ~20,000; CRDs come and go.
+_NODES: BoundedCache[int, tuple[Schema, Node]] = BoundedCache("apiserver.ssa.compiled_nodes", maxsize=100_000)
 
 
 def compile_node(s: Schema | None) -> Node:
@@ -73,10 +75,8 @@ def compile_node(s: Schema | None) -> Node:
     hit = _NODES.get(id(s))
     if hit is not None and hit[0] is s:
         return hit[1]
-    if len(_NODES) > 100_000:  # CRD schemas come and go; never grow without bound
-        _NODES.clear()
     node = Node(s)
-    _NODES[id(s)] = (s, node)  # registered before the children, so cycles end here
+    _NODES.put(id(s), (s, node))  # registered before the children, so cycles end here
     props = s.properties
     node.fields = {k: compile_node(c) for k, c in props.items()}
     node.elem = compile_node(s.additional_properties)

@@ -23,13 +23,14 @@ Contract:
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from typing import Any
 
 import msgspec
+
+from kubelite.memo import BoundedCache, memoize
 
 __all__ = [
     "FieldSet",
@@ -99,7 +100,7 @@ def field_pe(name: str) -> str:
 
 # (key field, value) -> serialised element, for the one-key lists (containers, env, conditions)
 # whose few distinct keys recur on every write; bounded, since some keys (uids) never recur.
-_ONE_KEY_PES: dict[tuple[str, Any], str] = {}
+_ONE_KEY_PES: BoundedCache[tuple[str, Any], str] = BoundedCache("apiserver.ssa.one_key_path_elements", maxsize=8192)
 
 
 def key_pe(fields: Mapping[str, Any]) -> str:
@@ -111,9 +112,8 @@ def key_pe(fields: Mapping[str, Any]) -> str:
             return "k:{" + go_json(k) + ":" + go_json(v) + "}"
         pe = _ONE_KEY_PES.get((k, v))
         if pe is None:
-            if len(_ONE_KEY_PES) >= 8192:
-                _ONE_KEY_PES.clear()
-            pe = _ONE_KEY_PES[k, v] = "k:{" + go_json(k) + ":" + go_json(v) + "}"
+            pe = "k:{" + go_json(k) + ":" + go_json(v) + "}"
+            _ONE_KEY_PES.put((k, v), pe)
         return pe
     return "k:" + go_json(dict(fields))
 
@@ -248,7 +248,8 @@ class PathElement:
         return (3, self.value)
 
 
-@functools.lru_cache(maxsize=8192)
+# bound: distinct serialised path elements: field names and a few keys per schema
+@memoize("apiserver.ssa.fieldpath.pe_sort_key", maxsize=8192)
 def pe_sort_key(s: str) -> tuple[Any, ...]:
     """Sort key of a serialised path element, in ``PathElement.Compare`` order."""
     try:

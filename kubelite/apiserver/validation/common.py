@@ -23,6 +23,7 @@ from kubelite.api import names
 from kubelite.api.labels import Selector, selector_from_label_selector
 from kubelite.api.quantity import ERR_FORMAT_WRONG, Quantity, parse_quantity
 from kubelite.errors import FieldError
+from kubelite.memo import memoize
 
 __all__ = [
     "memo_valid",
@@ -242,7 +243,8 @@ def semantic_equal(a: Any, b: Any) -> bool:
     return bool(a == b or _normalize(a) == _normalize(b))
 
 
-@functools.lru_cache(maxsize=8192)
+# bound: distinct label key/value pairs: a few per workload
+@memoize("apiserver.validation.common._label_problems", maxsize=8192)
 def _label_problems(key: str, value: str) -> tuple[tuple[str, str], ...]:
     """(bad value, message) pairs for one label, in ``ValidateLabels`` order (key first)."""
     out = [(key, msg) for msg in names.is_qualified_name(key)]

@@ -9,7 +9,6 @@ This is the hot path of every pod create, so loops avoid building intermediate l
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -26,6 +25,7 @@ from kubelite.apiserver.validation.common import (
     quantity,
 )
 from kubelite.errors import FieldError
+from kubelite.memo import memoize
 
 __all__ = ["validate_containers", "validate_init_containers"]
 
@@ -60,7 +60,8 @@ def _resource_name(name: str, path: str, errs: list[FieldError]) -> None:
         errs.append(FieldError.invalid(path, name, "doesn't follow extended resource name standard"))
 
 
-@functools.lru_cache(maxsize=4096)
+# bound: distinct (resource name, quantity) pairs: resources of a few templates
+@memoize("apiserver.validation.container._resource_entry", maxsize=4096)
 def _resource_entry(name: str, value: str | int | float) -> tuple[Quantity | None, tuple[FieldError, ...]]:
     """One ``name: value`` entry of a ResourceList, checked once per distinct spelling: the quantity and
     the problems with it, reported at the empty path (callers re-home them). Pods repeat the same few
@@ -115,7 +116,8 @@ def validate_resources(resources: Mapping[str, Any], path: str, errs: list[Field
             errs.append(FieldError.required(f"{path}.limits", "Limit must be set for non overcommitable resources"))
 
 
-@functools.lru_cache(maxsize=4096)
+# bound: distinct (resource, request, limit) triples: resources of a few templates
+@memoize("apiserver.validation.container._request_vs_limit", maxsize=4096)
 def _request_vs_limit(name: str, request: Quantity, limit: Quantity) -> str:
     """The problem with a request against its limit ("" if none); memoized like :func:`_resource_entry`."""
     if request != limit and not _overcommit_allowed(name):

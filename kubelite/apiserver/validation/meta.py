@@ -14,7 +14,6 @@ upstream's store for unconditional updates, fills it in from the stored object) 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +27,7 @@ from kubelite.apiserver.validation.common import (
     labels,
 )
 from kubelite.errors import FieldError
+from kubelite.memo import memoize
 
 __all__ = ["validate_object_meta", "validate_object_meta_update"]
 
@@ -77,13 +77,15 @@ def _finalizers(finalizers: Any, path: str, errs: list[FieldError]) -> None:
         errs.append(FieldError.invalid(path, list(items), f"finalizer {_ORPHAN} and {_FOREGROUND} cannot be both set"))
 
 
-@functools.lru_cache(maxsize=1024)
+# bound: distinct namespace names
+@memoize("apiserver.validation.meta._namespace_problems", maxsize=1024)
 def _namespace_problems(namespace: str) -> tuple[str, ...]:
     """``ValidateNamespaceName``, memoized: a cluster has few namespaces."""
     return tuple(names.name_is_dns_label(namespace, False))
 
 
-@functools.lru_cache(maxsize=64)
+# bound: distinct (path, field) pairs of object metadata: a few dozen
+@memoize("apiserver.validation.meta._child", maxsize=64)
 def _child(path: str, name: str) -> str:
     """``path.name``, memoized: the few metadata paths are rebuilt on every create otherwise."""
     return f"{path}.{name}"

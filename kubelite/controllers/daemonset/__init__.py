@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from kubelite.api.types import ControllerRevision, DaemonSet, Node, Pod
+from kubelite.controllers.controller_utils import CONTROLLER_UID_INDEX, controller_uid_index_func
 from kubelite.controllers.daemonset.controller import DaemonSetController
 from kubelite.controllers.kcm import ControllerContext
-from kubelite.controllers.podutil import CONTROLLER_UID_INDEX, controller_uid_index_func
 from kubelite.controllers.predicate import Funcs
 from kubelite.informer import Indexers
 
@@ -41,9 +41,9 @@ def register(ctx: ControllerContext) -> DaemonSetController:
         recorder=ctx.recorder("daemonset-controller"),
     )
     dsc.controller = (
-        ctx.manager.controller(NAME).for_(DaemonSet).watches(Pod, dsc)
+        ctx.manager.controller(NAME).for_(DaemonSet).watches(Pod, dsc.pod_handler)
         .watches(Node, dsc.node_requests, Funcs(update=_placement_changed))
-        .owns(ControllerRevision)
+        .watches(ControllerRevision, dsc.history_handler)
         .with_max_concurrent_reconciles(ctx.option(NAME, "workers", 2)).complete(dsc)
     )
     return dsc

@@ -30,6 +30,20 @@ from kubelite.api.types.apps_v1 import DaemonSetStatus
 from kubelite.client import Client
 from kubelite.clock import Clock
 from kubelite.controllers.controller import Controller
+from kubelite.controllers.controller_utils import (
+    CONTROLLER_UID_INDEX,
+    OwnedObjectHandler,
+    PodControl,
+    UIDTrackingControllerExpectations,
+    claim_objects,
+    controller_ref,
+    label_selector,
+    namespace_terminating,
+    object_key,
+    orphan_index_key,
+    owner_reference,
+    slow_start_batch,
+)
 from kubelite.controllers.daemonset.util import (
     REVISION_HASH_LABEL,
     add_default_tolerations,
@@ -38,25 +52,14 @@ from kubelite.controllers.daemonset.util import (
     target_node_name,
 )
 from kubelite.controllers.deployment.util import compute_hash, scaled_value
-from kubelite.controllers.expectations import UIDTrackingControllerExpectations
-from kubelite.controllers.handler import Enqueue, unwrap
 from kubelite.controllers.history import (
     controller_revision_name,
     revision_data,
     sort_controller_revisions,
     template_patch,
 )
-from kubelite.controllers.podutil import (
-    CONTROLLER_UID_INDEX,
-    controller_ref,
-    is_pod_available,
-    is_pod_ready,
-    orphan_index_key,
-    parse_timestamp,
-)
+from kubelite.controllers.podutil import is_pod_available, is_pod_ready, parse_timestamp
 from kubelite.controllers.reconcile import Request, Result
-from kubelite.controllers.replicaset import label_selector, slow_start_batch
-from kubelite.controllers.replicaset.ref_manager import claim_objects, owner_reference
 from kubelite.errors import AlreadyExists, ApiError, NotFound
 from kubelite.events import EventRecorder
 from kubelite.informer import SharedIndexInformer
@@ -68,12 +71,6 @@ BURST_REPLICAS = 250
 
 def _key(ns: str, name: str) -> str:
     return f"{ns}/{name}"
-
-
-def _pod_key(p: Pod) -> str:
-    m = p.metadata
-    assert m is not None
-    return f"{m.namespace}/{m.name}"
 
 
 def _by_creation_and_phase(p: Pod) -> tuple[int, float, str]:
@@ -102,58 +99,17 @@ class DaemonSetController:
         self.recorder = recorder
         self.expectations = UIDTrackingControllerExpectations(clock=clock)
         self.controller: Controller | None = None
+        #: ``addPod`` / ``updatePod`` / ``deletePod`` and ``addHistory`` / ``updateHistory`` / ``deleteHistory``
+        self.pod_handler = OwnedObjectHandler("DaemonSet", self.dss, expectations=self.expectations,
+                                              enqueue_after=self.enqueue_after)
+        self.history_handler = OwnedObjectHandler("DaemonSet", self.dss)
+        self.pod_control = PodControl(client, recorder)
 
     # --- handlers (sync) -----------------------------------------------------------------------------------------
 
-    def _resolve(self, ns: str, ref: Any) -> DaemonSet | None:
-        if ref.kind != "DaemonSet" or not (ref.api_version or "").startswith("apps/"):
-            return None
-        ds: DaemonSet | None = self.dss.get_by_key(_key(ns, ref.name or ""))
-        if ds is None or ds.metadata is None or ds.metadata.uid != ref.uid:
-            return None
-        return ds
-
-    def create(self, obj: Any, enqueue: Enqueue) -> None:
-        pod: Pod = unwrap(obj)
-        m = pod.metadata
-        assert m is not None
-        if m.deletion_timestamp is not None:
-            self.delete(pod, enqueue)
-            return
-        ref = controller_ref(pod)
-        if ref is not None and self._resolve(m.namespace or "", ref) is not None:
-            self.expectations.creation_observed(_key(m.namespace or "", ref.name or ""))
-            enqueue(Request(m.namespace or "", ref.name or ""))
-
-    def update(self, old_obj: Any, new_obj: Any, enqueue: Enqueue) -> None:
-        old: Pod = unwrap(old_obj)
-        cur: Pod = unwrap(new_obj)
-        if old.metadata is not None and cur.metadata is not None \
-                and old.metadata.resource_version == cur.metadata.resource_version:
-            return
-        if cur.metadata is not None and cur.metadata.deletion_timestamp is not None:
-            self.delete(cur, enqueue)
-            return
-        for p in (old, cur):
-            ref = controller_ref(p)
-            if ref is not None and p.metadata is not None and self._resolve(p.metadata.namespace or "", ref):
-                enqueue(Request(p.metadata.namespace or "", ref.name or ""))
-        ds_ref = controller_ref(cur)
-        if ds_ref is not None and cur.metadata is not None and not is_pod_ready(old) and is_pod_ready(cur):
-            ds = self._resolve(cur.metadata.namespace or "", ds_ref)
-            mrs = ds.spec.min_ready_seconds if ds is not None and ds.spec is not None else None
-            if mrs and self.controller is not None:
-                self.controller.queue.add_after(Request(cur.metadata.namespace or "", ds_ref.name or ""), mrs + 1.0)
-
-    def delete(self, obj: Any, enqueue: Enqueue) -> None:
-        pod: Pod = unwrap(obj)
-        m = pod.metadata
-        assert m is not None
-        ref = controller_ref(pod)
-        if ref is None or self._resolve(m.namespace or "", ref) is None:
-            return
-        self.expectations.deletion_observed_uid(_key(m.namespace or "", ref.name or ""), _pod_key(pod))
-        enqueue(Request(m.namespace or "", ref.name or ""))
+    def enqueue_after(self, req: Request, delay: float) -> None:
+        if self.controller is not None:
+            self.controller.queue.add_after(req, delay)
 
     def node_requests(self, node: Any) -> list[Request]:
         """Every DaemonSet, for a node added, removed or changed in labels, taints or schedulability."""
@@ -201,12 +157,7 @@ class DaemonSetController:
         cands = list(self.pods.by_index(CONTROLLER_UID_INDEX, meta.uid or ""))
         cands += self.pods.by_index(CONTROLLER_UID_INDEX, orphan_index_key(meta.namespace or ""))
 
-        async def can_adopt() -> None:
-            fresh = await self.client.get(DaemonSet, meta.name or "", namespace=meta.namespace)
-            if fresh.metadata.uid != meta.uid or fresh.metadata.deletion_timestamp is not None:
-                raise NotFound.make(f"original DaemonSet {meta.namespace}/{meta.name} is gone")
-
-        claimed = await claim_objects(self.client, Pod, ds, selector, cands, can_adopt)
+        claimed = await claim_objects(self.client, Pod, ds, selector, cands)
         if claimed.errors:
             raise claimed.errors[0]
         out: dict[str, list[Pod]] = {}
@@ -243,7 +194,7 @@ class DaemonSetController:
                     phase = p.status.phase if p.status is not None else None
                     if phase == "Failed":
                         self.recorder.event(ds, "Warning", "FailedDaemonPod",
-                                            f"Found failed daemon pod {_pod_key(p)} on node {name}, will try to kill it")
+                                            f"Found failed daemon pod {object_key(p)} on node {name}, will try to kill it")
                         delete.append(p)
                     elif phase == "Succeeded":
                         delete.append(p)
@@ -271,7 +222,7 @@ class DaemonSetController:
         create_on = create_on[:BURST_REPLICAS]
         delete = delete[:BURST_REPLICAS]
         # expect before acting: the informer may deliver the events before the calls return
-        self.expectations.expect_deletions_of(key, [_pod_key(p) for p in delete])
+        self.expectations.expect_deletions_of(key, [object_key(p) for p in delete])
         self.expectations.raise_expectations(key, len(create_on), 0)
         errors: list[Exception] = []
         if create_on:
@@ -282,14 +233,11 @@ class DaemonSetController:
                 node = queue.pop(0)
                 body = {**base, "spec": {**base["spec"], "affinity": node_affinity_for(base["spec"].get("affinity"), node)}}
                 try:
-                    created = await self.client.create(body)
+                    await self.pod_control.create_pod(ds, body)
                 except ApiError as e:
                     self.expectations.creation_observed(key)
-                    if any(c.reason == "NamespaceTerminating" for c in e.causes):
-                        return
-                    self.recorder.event(ds, "Warning", "FailedCreate", f"Error creating: {e}")
-                    raise
-                self.recorder.event(ds, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}")
+                    if not namespace_terminating(e):
+                        raise
 
             _, err = await slow_start_batch(len(create_on), 1, create_one)
             for _ in queue:
@@ -298,17 +246,12 @@ class DaemonSetController:
                 errors.append(err)
 
         async def delete_one(p: Pod) -> None:
-            m = p.metadata
-            assert m is not None
             try:
-                await self.client.delete(Pod, m.name or "", namespace=m.namespace)
+                await self.pod_control.delete_pod(ds, p)
             except ApiError as e:
-                self.expectations.deletion_observed_uid(key, _pod_key(p))
+                self.expectations.deletion_observed_uid(key, object_key(p))
                 if not isinstance(e, NotFound):
-                    self.recorder.event(ds, "Warning", "FailedDelete", f"Error deleting: {e}")
                     errors.append(e)
-                return
-            self.recorder.event(ds, "Normal", "SuccessfulDelete", f"Deleted pod: {m.name}")
 
         await asyncio.gather(*(delete_one(p) for p in delete))
         if errors:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubelite.scheduler.plugins.helper import pod_matches_node_selector_and_affinity, tolerates_taint
+from kubelite.api.scheduling import pod_matches_node_selector_and_affinity, tolerates_taint
 
 __all__ = [
     "REVISION_HASH_LABEL",

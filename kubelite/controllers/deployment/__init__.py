@@ -12,11 +12,11 @@ Options (``Cluster(controller_options={"deployment": {...}})``): ``workers`` (5,
 from __future__ import annotations
 
 from kubelite.api.types import Deployment, Pod, ReplicaSet
+from kubelite.controllers.controller_utils import CONTROLLER_UID_INDEX, controller_uid_index_func
 from kubelite.controllers.deployment.controller import DeploymentController
 from kubelite.controllers.deployment.rollback import RolloutError, rollback, rollout_status
 from kubelite.controllers.deployment.util import compute_hash, resolve_fenceposts
 from kubelite.controllers.kcm import ControllerContext
-from kubelite.controllers.podutil import CONTROLLER_UID_INDEX, controller_uid_index_func
 from kubelite.informer import Indexers
 
 __all__ = [

@@ -21,11 +21,21 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from kubelite.api.codec import json_decoder
 from kubelite.api.types import Deployment, Pod, ReplicaSet
 from kubelite.api.types.apps_v1 import DeploymentStatus
 from kubelite.client import Client
 from kubelite.clock import Clock
 from kubelite.controllers.controller import Controller
+from kubelite.controllers.controller_utils import (
+    CONTROLLER_UID_INDEX,
+    OwnedObjectHandler,
+    claim_objects,
+    controller_ref,
+    label_selector,
+    orphan_index_key,
+    resolve_controller_ref,
+)
 from kubelite.controllers.deployment.recreate import rollout_recreate
 from kubelite.controllers.deployment.rolling import rollout_rolling
 from kubelite.controllers.deployment.sync import check_paused_conditions as _check_paused
@@ -36,11 +46,7 @@ from kubelite.controllers.deployment.sync import (
     sync_deployment_status,
 )
 from kubelite.controllers.handler import Enqueue, unwrap
-from kubelite.controllers.podutil import CONTROLLER_UID_INDEX, controller_ref, orphan_index_key
 from kubelite.controllers.reconcile import Request, Result
-from kubelite.controllers.replicaset.controller import label_selector
-from kubelite.controllers.replicaset.ref_manager import claim_objects
-from kubelite.errors import NotFound
 from kubelite.events import EventRecorder
 from kubelite.informer import SharedIndexInformer
 
@@ -48,7 +54,6 @@ __all__ = ["DeploymentController"]
 
 S = TypeVar("S", bound=msgspec.Struct)
 _encode = msgspec.json.Encoder().encode
-_decoders: dict[type, msgspec.json.Decoder[Any]] = {}
 
 
 class DeploymentController:
@@ -63,7 +68,8 @@ class DeploymentController:
         self.clock = clock
         self.recorder = recorder
         self.controller: Controller | None = None
-        self.rs_handler = _ReplicaSetHandler(self)
+        #: ``addReplicaSet`` / ``updateReplicaSet`` / ``deleteReplicaSet``
+        self.rs_handler = OwnedObjectHandler("Deployment", self.deployments)
         self.pod_handler = _PodHandler(self)
 
     # --- helpers used by the sync modules --------------------------------------------------------------------
@@ -71,11 +77,7 @@ class DeploymentController:
     @staticmethod
     def clone(obj: S) -> S:
         """A private deep copy of a (cached) object."""
-        cls = type(obj)
-        dec = _decoders.get(cls)
-        if dec is None:
-            dec = _decoders[cls] = msgspec.json.Decoder(cls)
-        return dec.decode(_encode(obj))  # type: ignore[no-any-return]
+        return json_decoder(type(obj)).decode(_encode(obj))  # type: ignore[no-any-return]
 
     async def update_replica_set(self, rs: ReplicaSet) -> ReplicaSet:
         return await self.client.replace(rs)  # type: ignore[no-any-return]
@@ -159,88 +161,10 @@ class DeploymentController:
         candidates = [*self.rss.by_index(CONTROLLER_UID_INDEX, m.uid or ""),
                       *self.rss.by_index(CONTROLLER_UID_INDEX, orphan_index_key(m.namespace or ""))]
 
-        async def can_adopt() -> None:
-            fresh = await self.client.get(Deployment, m.name or "", namespace=m.namespace)
-            if fresh.metadata.uid != m.uid:
-                raise NotFound.make(f"original Deployment {m.namespace}/{m.name} is gone: got uid "
-                                    f"{fresh.metadata.uid}, wanted {m.uid}")
-            if fresh.metadata.deletion_timestamp is not None:
-                raise RuntimeError(f"{m.namespace}/{m.name} has just been deleted at {fresh.metadata.deletion_timestamp}")
-
-        claimed = await claim_objects(self.client, ReplicaSet, d, selector, candidates, can_adopt)
+        claimed = await claim_objects(self.client, ReplicaSet, d, selector, candidates)
         if claimed.errors:
             raise claimed.errors[0]
         return claimed.claimed
-
-    # --- handler support ----------------------------------------------------------------------------------------
-
-    def resolve(self, namespace: str, ref: Any) -> Deployment | None:
-        if ref.kind != "Deployment" or not (ref.api_version or "").startswith("apps/"):
-            return None
-        d: Deployment | None = self.deployments.get_by_key(f"{namespace}/{ref.name}")
-        if d is None or d.metadata is None or d.metadata.uid != ref.uid:
-            return None
-        return d
-
-    def deployments_for(self, rs: ReplicaSet) -> list[Deployment]:
-        """``getDeploymentsForReplicaSet``: Deployments whose selector matches an orphan RS."""
-        m = rs.metadata
-        assert m is not None
-        out = []
-        for d in self.deployments.by_index("namespace", m.namespace or ""):
-            if d.spec is not None and d.spec.selector is not None:
-                sel = label_selector(d.spec.selector)
-                if not sel.empty() and sel.matches(m.labels):
-                    out.append(d)
-        return out
-
-
-class _ReplicaSetHandler:
-    """``addReplicaSet`` / ``updateReplicaSet`` / ``deleteReplicaSet``."""
-
-    def __init__(self, dc: DeploymentController) -> None:
-        self.dc = dc
-
-    def _owner(self, rs: ReplicaSet) -> Deployment | None:
-        ref = controller_ref(rs)
-        return self.dc.resolve((rs.metadata.namespace if rs.metadata else "") or "", ref) if ref else None
-
-    def create(self, obj: Any, enqueue: Enqueue) -> None:
-        rs: ReplicaSet = unwrap(obj)
-        if controller_ref(rs) is not None:
-            d = self._owner(rs)
-            if d is not None:
-                enqueue(DeploymentController._request(d))
-            return
-        for d in self.dc.deployments_for(rs):
-            enqueue(DeploymentController._request(d))
-
-    def update(self, old_obj: Any, new_obj: Any, enqueue: Enqueue) -> None:
-        old: ReplicaSet = unwrap(old_obj)
-        cur: ReplicaSet = unwrap(new_obj)
-        if old.metadata is not None and cur.metadata is not None \
-                and old.metadata.resource_version == cur.metadata.resource_version:
-            return
-        cur_ref, old_ref = controller_ref(cur), controller_ref(old)
-        if cur_ref != old_ref and old_ref is not None:
-            d = self._owner(old)
-            if d is not None:
-                enqueue(DeploymentController._request(d))
-        if cur_ref is not None:
-            d = self._owner(cur)
-            if d is not None:
-                enqueue(DeploymentController._request(d))
-            return
-        labels_changed = (old.metadata.labels if old.metadata else None) != (cur.metadata.labels if cur.metadata else None)
-        if labels_changed or cur_ref != old_ref:
-            for d in self.dc.deployments_for(cur):
-                enqueue(DeploymentController._request(d))
-
-    def delete(self, obj: Any, enqueue: Enqueue) -> None:
-        rs: ReplicaSet = unwrap(obj)
-        d = self._owner(rs)
-        if d is not None:
-            enqueue(DeploymentController._request(d))
 
 
 class _PodHandler:
@@ -259,13 +183,10 @@ class _PodHandler:
         pod: Pod = unwrap(obj)
         ns = (pod.metadata.namespace if pod.metadata else "") or ""
         ref = controller_ref(pod)
-        if ref is None or ref.kind != "ReplicaSet":
-            return
-        rs: ReplicaSet | None = self.dc.rss.get_by_key(f"{ns}/{ref.name}")
+        rs = resolve_controller_ref(self.dc.rss, ns, ref, "ReplicaSet")
         if rs is None:
             return
-        rs_ref = controller_ref(rs)
-        d = self.dc.resolve(ns, rs_ref) if rs_ref is not None else None
+        d = resolve_controller_ref(self.dc.deployments, ns, controller_ref(rs), "Deployment")
         if d is not None and d.spec is not None and d.spec.strategy is not None \
                 and d.spec.strategy.type == "Recreate":
             enqueue(DeploymentController._request(d))

@@ -15,8 +15,8 @@ import msgspec
 
 from kubelite.api.types import Deployment, ReplicaSet
 from kubelite.client import Client
+from kubelite.controllers.controller_utils import is_controlled_by
 from kubelite.controllers.deployment import util
-from kubelite.controllers.podutil import controller_ref
 
 __all__ = ["RolloutError", "rollback", "rollout_status"]
 
@@ -33,7 +33,7 @@ async def rollback(client: Client, namespace: str, name: str, to_revision: int =
         raise RolloutError(f"you cannot rollback a paused deployment; resume it first with 'kubectl rollout "
                            f"resume deployment/{name}' and try again")
     rss = [rs for rs in await client.list(ReplicaSet, namespace=namespace)
-           if (ref := controller_ref(rs)) is not None and ref.uid == d.metadata.uid]
+           if is_controlled_by(rs, d)]
     target = _rs_for_revision(d, rss, to_revision)
     assert target.spec is not None and target.spec.template is not None
     if util.equal_ignore_hash(target.spec.template, d.spec.template):

@@ -15,9 +15,8 @@ import msgspec
 from kubelite.api.types import Deployment, OwnerReference, ReplicaSet
 from kubelite.api.types.apps_v1 import DeploymentStatus, ReplicaSetSpec
 from kubelite.api.types.meta_v1 import LabelSelector, ObjectMeta
+from kubelite.controllers.controller_utils import controller_ref, owner_reference
 from kubelite.controllers.deployment import util
-from kubelite.controllers.podutil import controller_ref
-from kubelite.controllers.replicaset.ref_manager import owner_reference
 from kubelite.errors import AlreadyExists, ApiError
 
 if TYPE_CHECKING:

@@ -129,8 +129,9 @@ class HorizontalController:
         if desired == current:
             return
         try:
-            await self.client.patch(target, ref.name or "", {"spec": {"replicas": desired}}, namespace=ns,
-                                    subresource="scale", patch_type="merge")
+            # upstream ``scaleNamespacer.Update``: a PUT of the Scale read above (its resourceVersion a precondition)
+            await self.client.replace({**scale, "spec": {**(scale.get("spec") or {}), "replicas": desired}},
+                                      name=ref.name or "", namespace=ns, subresource="scale", resource=target)
         except ApiError as e:
             self.recorder.event(hpa, "Warning", "FailedRescale", f"New size: {desired}; reason: {reason}; error: {e}")
             conds["AbleToScale"] = ("False", "FailedUpdateScale",

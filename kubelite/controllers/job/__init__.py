@@ -8,10 +8,10 @@ Options (``Cluster(controller_options={"job": {...}})``): ``workers`` (5, upstre
 from __future__ import annotations
 
 from kubelite.api.types import Job, Pod
+from kubelite.controllers.controller_utils import CONTROLLER_UID_INDEX, controller_uid_index_func
 from kubelite.controllers.job.controller import JobController
 from kubelite.controllers.job.tracking import is_job_finished
 from kubelite.controllers.kcm import ControllerContext
-from kubelite.controllers.podutil import CONTROLLER_UID_INDEX, controller_uid_index_func
 from kubelite.informer import Indexers
 
 __all__ = ["NAME", "JobController", "is_job_finished", "register"]
@@ -25,7 +25,7 @@ def register(ctx: ControllerContext) -> JobController:
         client=ctx.client, pods=ctx.informers.informer_for(Pod, indexers=indexers),
         jobs=ctx.informers.informer_for(Job), clock=ctx.clock, recorder=ctx.recorder("job-controller"),
     )
-    (ctx.manager.controller(NAME).for_(Job).watches(Pod, jc)
+    (ctx.manager.controller(NAME).for_(Job).watches(Pod, jc.pod_handler)
      .with_max_concurrent_reconciles(ctx.option(NAME, "workers", 5)).complete(jc))
     ctx.manager.controller(f"{NAME}-orphan-pod").watches(Pod, jc.orphan_requests).complete(jc.sync_orphan_pod)
     return jc

@@ -34,7 +34,21 @@ from kubelite.api.types import Job, Pod
 from kubelite.api.types.batch_v1 import JobStatus, UncountedTerminatedPods
 from kubelite.client import Client
 from kubelite.clock import Clock, format_time
-from kubelite.controllers.expectations import ControllerExpectations
+from kubelite.controllers.controller_utils import (
+    CONTROLLER_UID_INDEX,
+    ControllerExpectations,
+    OwnedObjectHandler,
+    PodControl,
+    claim_objects,
+    controller_ref,
+    label_selector,
+    namespace_terminating,
+    object_key,
+    orphan_index_key,
+    owner_reference,
+    resolve_controller_ref,
+    slow_start_batch,
+)
 from kubelite.controllers.handler import Enqueue, unwrap
 from kubelite.controllers.job import util
 from kubelite.controllers.job.tracking import (
@@ -44,17 +58,8 @@ from kubelite.controllers.job.tracking import (
     is_job_finished,
 )
 from kubelite.controllers.job.util import TRACKING_FINALIZER, BackoffRecord, has_tracking_finalizer
-from kubelite.controllers.podutil import (
-    CONTROLLER_UID_INDEX,
-    controller_ref,
-    is_pod_ready,
-    orphan_index_key,
-    parse_timestamp,
-    sort_pods_for_deletion,
-)
+from kubelite.controllers.podutil import is_pod_ready, parse_timestamp, sort_pods_for_deletion
 from kubelite.controllers.reconcile import Request, Result
-from kubelite.controllers.replicaset import label_selector, slow_start_batch
-from kubelite.controllers.replicaset.ref_manager import claim_objects, owner_reference
 from kubelite.errors import ApiError, NotFound
 from kubelite.events import EventRecorder
 from kubelite.informer import SharedIndexInformer
@@ -70,6 +75,41 @@ def _key(ns: str, name: str) -> str:
     return f"{ns}/{name}"
 
 
+class PodHandler(OwnedObjectHandler):
+    """The toolkit's owned-pod handler with the Job's finalizer bookkeeping (``addPod``, ``updatePod``,
+    ``deletePod``): a pod whose tracking finalizer is gone lowers the finalizer-removal expectations; a pod of
+    a finished Job wakes nobody (``syncOrphanPod`` releases it). Deletions are counted, not tracked by key, so
+    only the *first* update of a terminating pod counts as its deletion (upstream lowers the count on every
+    such update and can undercount)."""
+
+    def __init__(self, jc: JobController) -> None:
+        super().__init__("Job", jc.jobs, expectations=jc.expectations, terminating_counted_once=True)
+        self.jc = jc
+
+    def update(self, old_obj: Any, new_obj: Any, enqueue: Enqueue) -> None:
+        old, cur = unwrap(old_obj), unwrap(new_obj)
+        om, cm = old.metadata, cur.metadata
+        if om.resource_version == cm.resource_version:
+            return
+        ref = controller_ref(cur)
+        if ref is not None and has_tracking_finalizer(old) and not has_tracking_finalizer(cur):
+            self.jc._finalizer_removed(_key(cm.namespace or "", ref.name or ""), cm.uid or "")
+        super().update(old, cur, enqueue)
+
+    def deleted(self, obj: Any, enqueue: Enqueue, *, final: bool) -> None:
+        if final or not has_tracking_finalizer(obj):
+            ref = controller_ref(obj)
+            job = self.resolve(obj, ref) if ref is not None else None
+            if job is not None and not is_job_finished(job):
+                self.jc._finalizer_removed(object_key(job), obj.metadata.uid or "")
+        super().deleted(obj, enqueue, final=final)
+
+    def deletion_observed(self, owner_key: str, owner: Any, obj: Any, *, final: bool) -> bool:
+        if is_job_finished(owner):
+            return False  # the orphan reconciler releases its finalizer
+        return super().deletion_observed(owner_key, owner, obj, final=final)
+
+
 class JobController(StatusTracker):
     """The reconciler for Jobs, its pod handler and the orphan-pod reconciler (see the module docstring)."""
 
@@ -83,75 +123,8 @@ class JobController(StatusTracker):
         self.expectations = ControllerExpectations(clock=clock)
         self.finalizer_expectations: dict[str, set[str]] = {}
         self.backoffs: dict[str, BackoffRecord] = {}
-
-    # --- informer handlers (sync) ------------------------------------------------------------------------------
-
-    def _resolve(self, ns: str, ref: Any) -> Job | None:
-        if ref.kind != "Job" or ref.api_version != "batch/v1":
-            return None
-        job: Job | None = self.jobs.get_by_key(_key(ns, ref.name or ""))
-        if job is None or job.metadata is None or job.metadata.uid != ref.uid:
-            return None
-        return job
-
-    def create(self, obj: Any, enqueue: Enqueue) -> None:
-        pod: Pod = unwrap(obj)
-        m = pod.metadata
-        assert m is not None
-        if m.deletion_timestamp is not None:
-            self._deleted(pod, enqueue, final=False)
-            return
-        ref = controller_ref(pod)
-        if ref is None:
-            return  # orphans with a matching selector are adopted when their Job syncs
-        job = self._resolve(m.namespace or "", ref)
-        if job is None:
-            return
-        self.expectations.creation_observed(_key(m.namespace or "", ref.name or ""))
-        enqueue(Request(m.namespace or "", ref.name or ""))
-
-    def update(self, old_obj: Any, new_obj: Any, enqueue: Enqueue) -> None:
-        old: Pod = unwrap(old_obj)
-        cur: Pod = unwrap(new_obj)
-        om, cm = old.metadata, cur.metadata
-        assert om is not None and cm is not None
-        if om.resource_version == cm.resource_version:
-            return
-        ref = controller_ref(cur)
-        if ref is not None and has_tracking_finalizer(old) and not has_tracking_finalizer(cur):
-            self._finalizer_removed(_key(cm.namespace or "", ref.name or ""), cm.uid or "")
-        if cm.deletion_timestamp is not None and om.deletion_timestamp is None:
-            self._deleted(cur, enqueue, final=False)
-            return
-        old_ref = controller_ref(old)
-        if old_ref is not None and old_ref != ref:
-            job = self._resolve(om.namespace or "", old_ref)
-            if job is not None:
-                enqueue(Request(om.namespace or "", old_ref.name or ""))
-        if ref is None:
-            return
-        job = self._resolve(cm.namespace or "", ref)
-        if job is not None:
-            enqueue(Request(cm.namespace or "", ref.name or ""))
-
-    def delete(self, obj: Any, enqueue: Enqueue) -> None:
-        self._deleted(unwrap(obj), enqueue, final=True)
-
-    def _deleted(self, pod: Pod, enqueue: Enqueue, *, final: bool) -> None:
-        """``deletePod``."""
-        m = pod.metadata
-        assert m is not None
-        ref = controller_ref(pod)
-        if ref is None:
-            return
-        job = self._resolve(m.namespace or "", ref)
-        if job is None or is_job_finished(job):
-            return  # the orphan reconciler releases its finalizer
-        key = _key(m.namespace or "", ref.name or "")
-        self.expectations.deletion_observed(key)
-        if final or not has_tracking_finalizer(pod):
-            self._finalizer_removed(key, m.uid or "")
-        enqueue(Request(m.namespace or "", ref.name or ""))
+        self.pod_handler = PodHandler(self)
+        self.pod_control = PodControl(client, recorder)
 
     def _finalizer_removed(self, key: str, uid: str) -> None:
         s = self.finalizer_expectations.get(key)
@@ -165,9 +138,9 @@ class JobController(StatusTracker):
         m = pod.metadata
         ref = controller_ref(pod)
         if ref is not None:
-            if ref.kind != "Job" or ref.api_version != "batch/v1":
+            if ref.kind != "Job":
                 return []
-            job = self._resolve(m.namespace or "", ref)
+            job = resolve_controller_ref(self.jobs, m.namespace or "", ref, "Job")
             if job is not None and not is_job_finished(job):
                 return []
         return [Request(m.namespace or "", m.name or "")]
@@ -345,15 +318,7 @@ class JobController(StatusTracker):
         candidates = list(self.pods.by_index(CONTROLLER_UID_INDEX, meta.uid or ""))
         candidates += self.pods.by_index(CONTROLLER_UID_INDEX, orphan_index_key(meta.namespace or ""))
 
-        async def can_adopt() -> None:
-            fresh = await self.client.get(Job, meta.name or "", namespace=meta.namespace)
-            if fresh.metadata.uid != meta.uid:
-                raise NotFound.make(f"original Job {meta.namespace}/{meta.name} is gone: got uid "
-                                    f"{fresh.metadata.uid}, wanted {meta.uid}")
-            if fresh.metadata.deletion_timestamp is not None:
-                raise RuntimeError(f"{meta.namespace}/{meta.name} has just been deleted")
-
-        claimed = await claim_objects(self.client, Pod, job, label_selector(spec.selector), candidates, can_adopt)
+        claimed = await claim_objects(self.client, Pod, job, label_selector(spec.selector), candidates)
         if claimed.errors:
             raise claimed.errors[0]
         return claimed.claimed
@@ -413,14 +378,11 @@ class JobController(StatusTracker):
             if pending:
                 body = self._indexed_body(job, base, pending.pop(0))
             try:
-                created = await self.client.create(body)
+                await self.pod_control.create_pod(job, body)
             except ApiError as e:
                 self.expectations.creation_observed(key)
-                if any(c.reason == "NamespaceTerminating" for c in e.causes):
-                    return
-                self.recorder.event(job, "Warning", "FailedCreate", f"Error creating: {e}")
-                raise
-            self.recorder.event(job, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}")
+                if not namespace_terminating(e):
+                    raise
 
         ok, err = await slow_start_batch(diff, 1, create_one)
         failed_creates = 0 if err is None else diff - ok
@@ -481,15 +443,11 @@ class JobController(StatusTracker):
             try:
                 if expect and has_tracking_finalizer(p):
                     await self.client.patch(Pod, m.name or "", REMOVE_FINALIZER_PATCH, namespace=m.namespace)
-                await self.client.delete(Pod, m.name or "", namespace=m.namespace)
+                await self.pod_control.delete_pod(job, p)
             except ApiError as e:
                 if expect:
                     self.expectations.deletion_observed(key)
-                if isinstance(e, NotFound):
-                    return None
-                self.recorder.event(job, "Warning", "FailedDelete", f"Error deleting: {e}")
-                return e
-            self.recorder.event(job, "Normal", "SuccessfulDelete", f"Deleted pod: {m.name}")
+                return None if isinstance(e, NotFound) else e
             return None
 
         results = await asyncio.gather(*(one(p) for p in pods))

@@ -7,17 +7,12 @@ Options (``Cluster(controller_options={"replicaset": {...}})``): ``workers`` (5,
 from __future__ import annotations
 
 from kubelite.api.types import Pod, ReplicaSet
+from kubelite.controllers.controller_utils import CONTROLLER_UID_INDEX, controller_uid_index_func
 from kubelite.controllers.kcm import ControllerContext
-from kubelite.controllers.podutil import CONTROLLER_UID_INDEX, controller_uid_index_func
-from kubelite.controllers.replicaset.controller import (
-    BURST_REPLICAS,
-    ReplicaSetController,
-    label_selector,
-    slow_start_batch,
-)
+from kubelite.controllers.replicaset.controller import BURST_REPLICAS, ReplicaSetController
 from kubelite.informer import Indexers
 
-__all__ = ["BURST_REPLICAS", "NAME", "ReplicaSetController", "label_selector", "register", "slow_start_batch"]
+__all__ = ["BURST_REPLICAS", "NAME", "ReplicaSetController", "register"]
 
 NAME = "replicaset"
 
@@ -31,7 +26,7 @@ def register(ctx: ControllerContext) -> ReplicaSetController:
         burst_replicas=ctx.option(NAME, "burst_replicas", BURST_REPLICAS),
     )
     rsc.controller = (
-        ctx.manager.controller(NAME).for_(ReplicaSet).watches(Pod, rsc)
+        ctx.manager.controller(NAME).for_(ReplicaSet).watches(Pod, rsc.pod_handler)
         .with_max_concurrent_reconciles(ctx.option(NAME, "workers", 5)).complete(rsc)
     )
     return rsc

@@ -10,8 +10,8 @@ Guarantees:
   request, not hundreds; creates never attempted are un-expected at once (``skippedPods``).
 - **Which pods go first** on scale-down: ``getPodsToDelete`` through
   :func:`kubelite.controllers.podutil.pods_to_delete` (upstream's ``ActivePodsWithRanks``).
-- **Ownership**: pods are claimed, adopted and released with controllerRefs
-  (:mod:`kubelite.controllers.replicaset.ref_manager`); created pods carry
+- **Ownership**: pods are claimed, adopted and released with controllerRefs, and their events mapped to
+  ReplicaSets, by the controller toolkit (:mod:`kubelite.controllers.controller_utils`); created pods carry
   ``controller: true, blockOwnerDeletion: true``.
 - Events as upstream's ``RealPodControl`` records them: ``SuccessfulCreate`` "Created pod: <name>",
   ``FailedCreate`` "Error creating: <error>", ``SuccessfulDelete`` "Deleted pod: <name>",
@@ -22,79 +22,42 @@ The pod handlers run in the informer's task and only touch the expectations and 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-import anyio
 import msgspec
 
-from kubelite.api.labels import Selector, selector_from_label_selector
 from kubelite.api.types import Pod, ReplicaSet
 from kubelite.api.types.apps_v1 import ReplicaSetStatus
 from kubelite.client import Client
 from kubelite.clock import Clock
 from kubelite.controllers.controller import Controller
-from kubelite.controllers.expectations import UIDTrackingControllerExpectations
-from kubelite.controllers.handler import Enqueue, unwrap
-from kubelite.controllers.podutil import (
+from kubelite.controllers.controller_utils import (
     CONTROLLER_UID_INDEX,
+    SLOW_START_INITIAL_BATCH_SIZE,
+    OwnedObjectHandler,
+    PodControl,
+    UIDTrackingControllerExpectations,
+    claim_objects,
     controller_ref,
-    is_pod_active,
-    is_pod_ready,
+    label_selector,
+    namespace_terminating,
+    object_key,
     orphan_index_key,
-    pods_to_delete,
+    owner_reference,
+    slow_start_batch,
 )
+from kubelite.controllers.handler import Enqueue, unwrap
+from kubelite.controllers.podutil import is_pod_active, pods_to_delete
 from kubelite.controllers.reconcile import Request, Result
 from kubelite.controllers.replicaset.pod_tracker import PodTracker
-from kubelite.controllers.replicaset.ref_manager import claim_objects, owner_reference
 from kubelite.controllers.replicaset.status import calculate_status, update_status
 from kubelite.errors import ApiError, NotFound
 from kubelite.events import EventRecorder
 from kubelite.informer import SharedIndexInformer
 
-__all__ = ["BURST_REPLICAS", "SLOW_START_INITIAL_BATCH_SIZE", "ReplicaSetController", "label_selector", "slow_start_batch"]
+__all__ = ["BURST_REPLICAS", "ReplicaSetController"]
 
 BURST_REPLICAS = 500
-SLOW_START_INITIAL_BATCH_SIZE = 1
-
-_selector_cache: dict[bytes, Selector] = {}
-
-
-def label_selector(ls: Any) -> Selector:
-    """``metav1.LabelSelectorAsSelector`` for a typed LabelSelector, cached by its encoding."""
-    key = msgspec.json.encode(ls)
-    sel = _selector_cache.get(key)
-    if sel is None:
-        if len(_selector_cache) > 4096:
-            _selector_cache.clear()
-        sel = _selector_cache[key] = selector_from_label_selector(msgspec.to_builtins(ls) if ls is not None else None)
-    return sel
-
-
-async def _collect_error(fn: Callable[[], Awaitable[None]], errors: list[Exception]) -> None:
-    try:
-        await fn()
-    except Exception as e:  # a failed call is a value here (upstream collects them in errCh)
-        errors.append(e)
-
-
-async def slow_start_batch(count: int, initial: int, fn: Callable[[], Awaitable[None]]) -> tuple[int, Exception | None]:
-    """``slowStartBatch``: call ``fn`` ``count`` times in batches of doubling size, each batch concurrently;
-    stop after the first batch with an error. Returns (successes, first error)."""
-    remaining = count
-    successes = 0
-    batch = min(remaining, initial)
-    while batch > 0:
-        errors: list[Exception] = []
-        async with anyio.create_task_group() as tg:
-            for _ in range(batch):
-                tg.start_soon(_collect_error, fn, errors)
-        successes += batch - len(errors)
-        if errors:
-            return successes, errors[0]
-        remaining -= batch
-        batch = min(2 * batch, remaining)
-    return successes, None
 
 
 def _min_ready_requeue(min_ready_seconds: int | None) -> float:
@@ -108,10 +71,33 @@ def _rs_key(namespace: str, name: str) -> str:
     return f"{namespace}/{name}"
 
 
-def _pod_key(pod: Pod) -> str:
-    m = pod.metadata
-    assert m is not None
-    return f"{m.namespace}/{m.name}"
+class PodHandler(OwnedObjectHandler):
+    """The toolkit's owned-pod handler plus the :class:`PodTracker` feed. The tracker is the handler's view of
+    the cache, so it is emptied whenever the controller registers the handler (start or restart: the informer
+    then replays its cache as adds)."""
+
+    def __init__(self, rsc: ReplicaSetController) -> None:
+        super().__init__("ReplicaSet", rsc.rss, expectations=rsc.expectations, enqueue_after=rsc.enqueue_after)
+        self.tracker = rsc.tracker
+
+    def reset(self) -> None:
+        self.tracker.clear()
+
+    def create(self, obj: Any, enqueue: Enqueue) -> None:
+        self.tracker.observe(unwrap(obj))
+        super().create(obj, enqueue)
+
+    def update(self, old_obj: Any, new_obj: Any, enqueue: Enqueue) -> None:
+        old, cur = unwrap(old_obj), unwrap(new_obj)
+        if old.metadata.resource_version != cur.metadata.resource_version:
+            if controller_ref(cur) != controller_ref(old):
+                self.tracker.forget(old)
+            self.tracker.observe(cur)
+        super().update(old, cur, enqueue)
+
+    def deleted(self, obj: Any, enqueue: Enqueue, *, final: bool) -> None:
+        self.tracker.forget(obj)
+        super().deleted(obj, enqueue, final=final)
 
 
 class ReplicaSetController:
@@ -130,116 +116,12 @@ class ReplicaSetController:
         self.expectations = UIDTrackingControllerExpectations(clock=clock)
         self.tracker = PodTracker()
         self.controller: Controller | None = None
-        self._queue: object = None
+        self.pod_handler = PodHandler(self)
+        self.pod_control = PodControl(client, recorder)
 
-    # --- informer handlers (sync; informer task) --------------------------------------------------------------
-
-    def _resolve(self, namespace: str, ref: Any) -> ReplicaSet | None:
-        """``resolveControllerRef``: the cached ReplicaSet a controllerRef names, if the uid matches."""
-        if ref.kind != "ReplicaSet" or not (ref.api_version or "").startswith("apps/"):
-            return None
-        rs: ReplicaSet | None = self.rss.get_by_key(_rs_key(namespace, ref.name or ""))
-        if rs is None or rs.metadata is None or rs.metadata.uid != ref.uid:
-            return None
-        return rs
-
-    def _matching_rss(self, pod: Pod) -> list[ReplicaSet]:
-        """``getPodReplicaSets``: every ReplicaSet of the pod's namespace whose selector matches it."""
-        m = pod.metadata
-        assert m is not None
-        out = []
-        for rs in self.rss.by_index("namespace", m.namespace or ""):
-            if rs.spec is not None and rs.spec.selector is not None:
-                sel = label_selector(rs.spec.selector)
-                if not sel.empty() and sel.matches(m.labels):
-                    out.append(rs)
-        return out
-
-    @staticmethod
-    def _request(rs: ReplicaSet) -> Request:
-        m = rs.metadata
-        assert m is not None
-        return Request(m.namespace or "", m.name or "")
-
-    def _check_restart(self, enqueue: Enqueue) -> None:
-        """A new queue means the controller (re)started and the informer replays its cache: start counting afresh."""
-        q = getattr(enqueue, "__self__", None)
-        if q is not self._queue:
-            self._queue = q
-            self.tracker.clear()
-
-    def create(self, obj: Any, enqueue: Enqueue) -> None:
-        pod: Pod = unwrap(obj)
-        m = pod.metadata
-        assert m is not None
-        self._check_restart(enqueue)
-        self.tracker.observe(pod)
-        if m.deletion_timestamp is not None:
-            # a pod created already terminating (a restarted controller sees it in its first list)
-            self.delete(pod, enqueue)
-            return
-        ref = controller_ref(pod)
-        if ref is not None:
-            rs = self._resolve(m.namespace or "", ref)
-            if rs is not None:
-                self.expectations.creation_observed(_rs_key(m.namespace or "", ref.name or ""))
-                enqueue(self._request(rs))
-            return
-        for rs in self._matching_rss(pod):
-            enqueue(self._request(rs))
-
-    def update(self, old_obj: Any, new_obj: Any, enqueue: Enqueue) -> None:
-        old: Pod = unwrap(old_obj)
-        cur: Pod = unwrap(new_obj)
-        om, cm = old.metadata, cur.metadata
-        assert om is not None and cm is not None
-        if om.resource_version == cm.resource_version:
-            return  # periodic resync: nothing changed
-        self._check_restart(enqueue)
-        cur_ref, old_ref = controller_ref(cur), controller_ref(old)
-        if cur_ref != old_ref:
-            self.tracker.forget(old)
-        self.tracker.observe(cur)
-        label_changed = om.labels != cm.labels
-        if cm.deletion_timestamp is not None:
-            # graceful deletion: the kubelet removes the pod later, but for the RS it is gone now
-            self.delete(cur, enqueue)
-            if label_changed:
-                self.delete(old, enqueue)
-            return
-        ref_changed = cur_ref != old_ref
-        if ref_changed and old_ref is not None:
-            rs = self._resolve(om.namespace or "", old_ref)
-            if rs is not None:
-                enqueue(self._request(rs))
-        if cur_ref is not None:
-            rs = self._resolve(cm.namespace or "", cur_ref)
-            if rs is None:
-                return
-            enqueue(self._request(rs))
-            mrs = rs.spec.min_ready_seconds if rs.spec is not None else None
-            if mrs and not is_pod_ready(old) and is_pod_ready(cur) and self.controller is not None:
-                # it becomes available minReadySeconds from now: look again then
-                self.controller.queue.add_after(self._request(rs), mrs + 1.0)
-            return
-        if label_changed or ref_changed:
-            for rs in self._matching_rss(cur):
-                enqueue(self._request(rs))
-
-    def delete(self, obj: Any, enqueue: Enqueue) -> None:
-        pod: Pod = unwrap(obj)
-        m = pod.metadata
-        assert m is not None
-        self._check_restart(enqueue)
-        self.tracker.forget(pod)
-        ref = controller_ref(pod)
-        if ref is None:
-            return
-        rs = self._resolve(m.namespace or "", ref)
-        if rs is None:
-            return
-        self.expectations.deletion_observed_uid(_rs_key(m.namespace or "", ref.name or ""), _pod_key(pod))
-        enqueue(self._request(rs))
+    def enqueue_after(self, req: Request, delay: float) -> None:
+        if self.controller is not None:
+            self.controller.queue.add_after(req, delay)
 
     # --- sync ---------------------------------------------------------------------------------------------------
 
@@ -264,7 +146,7 @@ class ReplicaSetController:
         candidates = [p for p in self.pods.by_index(CONTROLLER_UID_INDEX, meta.uid or "") if is_pod_active(p)]
         candidates += [p for p in self.pods.by_index(CONTROLLER_UID_INDEX, orphan_index_key(req.namespace))
                        if is_pod_active(p)]
-        claimed = await claim_objects(self.client, Pod, rs, selector, candidates, self._can_adopt(rs))
+        claimed = await claim_objects(self.client, Pod, rs, selector, candidates)
         if claimed.errors:
             raise claimed.errors[0]
         active = claimed.claimed
@@ -320,20 +202,6 @@ class ReplicaSetController:
             ready_replicas=counts.ready, available_replicas=counts.ready)
         return status
 
-    def _can_adopt(self, rs: ReplicaSet) -> Callable[[], Awaitable[None]]:
-        async def check() -> None:
-            """``RecheckDeletionTimestamp`` on a fresh (uncached) read."""
-            m = rs.metadata
-            assert m is not None
-            fresh = await self.client.get(ReplicaSet, m.name or "", namespace=m.namespace)
-            fm = fresh.metadata
-            if fm.uid != m.uid:
-                raise NotFound.make(f"original ReplicaSet {m.namespace}/{m.name} is gone: got uid {fm.uid}, "
-                                    f"wanted {m.uid}")
-            if fm.deletion_timestamp is not None:
-                raise RuntimeError(f"{m.namespace}/{m.name} has just been deleted at {fm.deletion_timestamp}")
-        return check
-
     async def _manage_replicas(self, active: list[Pod], rs: ReplicaSet) -> Exception | None:
         """``manageReplicas``: create or delete pods toward spec.replicas; returns the first error."""
         meta, spec = rs.metadata, rs.spec
@@ -354,7 +222,7 @@ class ReplicaSetController:
         if diff > 0:
             diff = min(diff, self.burst_replicas)
             victims = pods_to_delete(active, self._related_pods(rs), diff, self.clock.now())
-            self.expectations.expect_deletions_of(key, [_pod_key(p) for p in victims])
+            self.expectations.expect_deletions_of(key, [object_key(p) for p in victims])
             results = await asyncio.gather(*(self._delete_pod(rs, key, p) for p in victims))
             return next((e for e in results if e is not None), None)
         return None
@@ -393,25 +261,16 @@ class ReplicaSetController:
 
     async def _create_pod(self, rs: ReplicaSet, body: dict[str, Any]) -> None:
         try:
-            pod = await self.client.create(body)
+            await self.pod_control.create_pod(rs, body)
         except ApiError as e:
-            if any(c.reason == "NamespaceTerminating" for c in e.causes):
-                return  # upstream: creating in a terminating namespace is not a failure worth reporting
-            self.recorder.event(rs, "Warning", "FailedCreate", f"Error creating: {e}")
-            raise
-        self.recorder.event(rs, "Normal", "SuccessfulCreate", f"Created pod: {pod['metadata']['name']}")
+            if not namespace_terminating(e):
+                raise  # upstream: creating in a terminating namespace is not a failure worth reporting
 
     async def _delete_pod(self, rs: ReplicaSet, key: str, pod: Pod) -> Exception | None:
-        m = pod.metadata
-        assert m is not None
         try:
-            await self.client.delete(Pod, m.name or "", namespace=m.namespace)
+            await self.pod_control.delete_pod(rs, pod)
         except ApiError as e:
             # the deletion will never be observed
-            self.expectations.deletion_observed_uid(key, _pod_key(pod))
-            if isinstance(e, NotFound):
-                return None
-            self.recorder.event(rs, "Warning", "FailedDelete", f"Error deleting: {e}")
-            return e
-        self.recorder.event(rs, "Normal", "SuccessfulDelete", f"Deleted pod: {m.name}")
+            self.expectations.deletion_observed_uid(key, object_key(pod))
+            return None if isinstance(e, NotFound) else e
         return None

@@ -20,7 +20,8 @@ from typing import Any
 
 from kubelite.api.labels import Selector
 from kubelite.api.types import Pod
-from kubelite.controllers.podutil import controller_ref, is_pod_active, is_pod_ready
+from kubelite.controllers.controller_ref_manager import controller_ref
+from kubelite.controllers.podutil import is_pod_active, is_pod_ready
 
 __all__ = ["Counts", "PodTracker"]
 

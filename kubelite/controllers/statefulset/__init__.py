@@ -7,8 +7,8 @@ Options (``Cluster(controller_options={"statefulset": {...}})``): ``workers`` (5
 from __future__ import annotations
 
 from kubelite.api.types import ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet
+from kubelite.controllers.controller_utils import CONTROLLER_UID_INDEX, controller_uid_index_func
 from kubelite.controllers.kcm import ControllerContext
-from kubelite.controllers.podutil import CONTROLLER_UID_INDEX, controller_uid_index_func
 from kubelite.controllers.statefulset.controller import StatefulSetController
 from kubelite.informer import Indexers
 
@@ -25,6 +25,8 @@ def register(ctx: ControllerContext) -> StatefulSetController:
         claims=ctx.informers.informer_for(PersistentVolumeClaim), clock=ctx.clock,
         recorder=ctx.recorder("statefulset-controller"),
     )
-    (ctx.manager.controller(NAME).for_(StatefulSet).owns(Pod).owns(ControllerRevision)
-     .with_max_concurrent_reconciles(ctx.option(NAME, "workers", 5)).complete(ssc))
+    ssc.controller = (
+        ctx.manager.controller(NAME).for_(StatefulSet).watches(Pod, ssc.pod_handler)
+        .watches(ControllerRevision, ssc.revision_handler)
+        .with_max_concurrent_reconciles(ctx.option(NAME, "workers", 5)).complete(ssc))
     return ssc

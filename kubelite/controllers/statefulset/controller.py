@@ -33,15 +33,17 @@ from kubelite.api.types.apps_v1 import StatefulSetStatus
 from kubelite.client import Client
 from kubelite.clock import Clock
 from kubelite.controllers import history
-from kubelite.controllers.podutil import (
+from kubelite.controllers.controller import Controller
+from kubelite.controllers.controller_utils import (
     CONTROLLER_UID_INDEX,
-    is_pod_available,
-    is_pod_ready,
+    OwnedObjectHandler,
+    claim_objects,
+    label_selector,
     orphan_index_key,
+    owner_reference,
 )
+from kubelite.controllers.podutil import is_pod_available, is_pod_ready
 from kubelite.controllers.reconcile import Request, Result
-from kubelite.controllers.replicaset import label_selector
-from kubelite.controllers.replicaset.ref_manager import claim_objects, owner_reference
 from kubelite.controllers.statefulset.pods import claim_bodies, ordinal, pod_body, revision_of
 from kubelite.errors import AlreadyExists, ApiError, NotFound
 from kubelite.events import EventRecorder
@@ -74,6 +76,14 @@ class StatefulSetController:
         self.claims = claims.get_indexer()
         self.clock = clock
         self.recorder = recorder
+        self.controller: Controller | None = None
+        #: ``addPod`` / ``updatePod`` / ``deletePod``
+        self.pod_handler = OwnedObjectHandler("StatefulSet", self.sets, enqueue_after=self.enqueue_after)
+        self.revision_handler = OwnedObjectHandler("StatefulSet", self.sets)
+
+    def enqueue_after(self, req: Request, delay: float) -> None:
+        if self.controller is not None:
+            self.controller.queue.add_after(req, delay)
 
     async def reconcile(self, req: Request) -> Result | None:
         """``sync`` + ``updateStatefulSet``."""
@@ -105,12 +115,7 @@ class StatefulSetController:
         cands += [p for p in self.pods.by_index(CONTROLLER_UID_INDEX, orphan_index_key(meta.namespace or ""))
                   if ordinal(meta.name or "", p) >= 0]
 
-        async def can_adopt() -> None:
-            fresh = await self.client.get(StatefulSet, meta.name or "", namespace=meta.namespace)
-            if fresh.metadata.uid != meta.uid or fresh.metadata.deletion_timestamp is not None:
-                raise NotFound.make(f"original StatefulSet {meta.namespace}/{meta.name} is gone")
-
-        claimed = await claim_objects(self.client, Pod, s, selector, cands, can_adopt)
+        claimed = await claim_objects(self.client, Pod, s, selector, cands)
         if claimed.errors:
             raise claimed.errors[0]
         return claimed.claimed

@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from kubelite.api.types import Pod, StatefulSet
-from kubelite.controllers.replicaset.ref_manager import owner_reference
+from kubelite.controllers.controller_utils import owner_reference
 
 __all__ = ["POD_INDEX_LABEL", "POD_NAME_LABEL", "REVISION_LABEL", "claim_bodies", "claim_name", "ordinal",
            "pod_body", "revision_of"]

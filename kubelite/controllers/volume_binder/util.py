@@ -12,7 +12,6 @@ and does no I/O; they are plain synchronous code, tested without an event loop.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -21,6 +20,7 @@ import msgspec
 from kubelite.api.labels import label_selector_matches
 from kubelite.api.quantity import Quantity, parse_quantity
 from kubelite.api.types import PersistentVolume, PersistentVolumeClaim
+from kubelite.memo import memoize
 
 __all__ = [
     "ANN_BETA_STORAGE_PROVISIONER",
@@ -53,7 +53,8 @@ NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 _ZERO = Quantity(0)
 
 
-@functools.lru_cache(maxsize=1024)
+# bound: storage sizes in use: a handful of distinct strings
+@memoize("controllers.volume_binder.util._quantity", maxsize=1024)
 def _quantity(s: str) -> Quantity:
     """Capacities repeat (``1Gi``, ``10Gi``): parse each spelling once."""
     try:

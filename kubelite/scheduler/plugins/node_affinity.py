@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kubelite.api.scheduling import node_selector_term_matches, pod_matches_node_selector_and_affinity
 from kubelite.scheduler.framework.cycle_state import CycleState
 from kubelite.scheduler.framework.interface import (
     ADD,
@@ -21,11 +22,7 @@ from kubelite.scheduler.framework.interface import (
 )
 from kubelite.scheduler.framework.status import SKIP, UNSCHEDULABLE_AND_UNRESOLVABLE, Status
 from kubelite.scheduler.framework.types import NodeInfo, PodInfo
-from kubelite.scheduler.plugins.helper import (
-    default_normalize_score,
-    node_selector_term_matches,
-    pod_matches_node_selector_and_affinity,
-)
+from kubelite.scheduler.plugins.helper import default_normalize_score
 
 __all__ = ["ERR_REASON_POD", "NAME", "NodeAffinity", "new"]
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubelite.api.scheduling import tolerates_taint
 from kubelite.api.types.core_v1 import Taint
 from kubelite.scheduler.framework.cycle_state import CycleState
 from kubelite.scheduler.framework.interface import ADD, UPDATE_NODE_TAINT, ClusterEvent, ClusterEventWithHint
 from kubelite.scheduler.framework.status import UNSCHEDULABLE_AND_UNRESOLVABLE, Status
 from kubelite.scheduler.framework.types import NodeInfo, PodInfo
-from kubelite.scheduler.plugins.helper import tolerates_taint
 
 __all__ = ["ERR_REASON_UNSCHEDULABLE", "NAME", "NodeUnschedulable", "new", "tolerates_unschedulable"]
 

@@ -23,6 +23,7 @@ from typing import Any
 import msgspec
 
 from kubelite.api.labels import Requirement, Selector, selector_from_label_selector, selector_from_set
+from kubelite.api.scheduling import pod_matches_node_selector_and_affinity
 from kubelite.api.types import ReplicaSet, Service, StatefulSet
 from kubelite.scheduler.framework.cycle_state import CycleState
 from kubelite.scheduler.framework.interface import (
@@ -38,7 +39,6 @@ from kubelite.scheduler.framework.interface import (
 )
 from kubelite.scheduler.framework.status import SKIP, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, Status
 from kubelite.scheduler.framework.types import NodeInfo, PodInfo
-from kubelite.scheduler.plugins.helper import pod_matches_node_selector_and_affinity
 
 __all__ = ["ERR_REASON_CONSTRAINTS_NOT_MATCH", "ERR_REASON_NODE_LABEL_NOT_MATCH", "NAME", "PodTopologySpread",
            "SYSTEM_DEFAULT_CONSTRAINTS", "new"]

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from typing import Any
 
+from kubelite.api.scheduling import find_untolerated_taint, tolerates_taint
 from kubelite.scheduler.framework.cycle_state import CycleState, feasible_facts
 from kubelite.scheduler.framework.interface import (
     ADD,
@@ -21,7 +22,7 @@ from kubelite.scheduler.framework.interface import (
 )
 from kubelite.scheduler.framework.status import UNSCHEDULABLE_AND_UNRESOLVABLE, Status
 from kubelite.scheduler.framework.types import NodeInfo, PodInfo
-from kubelite.scheduler.plugins.helper import default_normalize_score, find_untolerated_taint, tolerates_taint
+from kubelite.scheduler.plugins.helper import default_normalize_score
 
 __all__ = ["FILTER_EFFECTS", "NAME", "TaintToleration", "new"]
 

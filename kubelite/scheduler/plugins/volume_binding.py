@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kubelite.api.scheduling import node_selector_term_matches
 from kubelite.errors import ApiError
 from kubelite.scheduler.framework.cycle_state import CycleState
 from kubelite.scheduler.framework.interface import (
@@ -28,7 +29,6 @@ from kubelite.scheduler.framework.interface import (
 )
 from kubelite.scheduler.framework.status import SKIP, UNSCHEDULABLE_AND_UNRESOLVABLE, Status
 from kubelite.scheduler.framework.types import NodeInfo, PodInfo
-from kubelite.scheduler.plugins.helper import node_selector_term_matches
 
 __all__ = ["ERR_REASON_BINDING", "ERR_REASON_NODE_CONFLICT", "NAME", "SELECTED_NODE_ANNOTATION", "VolumeBinding",
            "new", "pod_claim_names"]

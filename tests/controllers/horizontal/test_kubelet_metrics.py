@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kubelite.cluster import Cluster
-from kubelite.kubelet.workload import ImageProfile, ImageRegistry
+from kubelite.workload import ImageProfile, ImageRegistry
 
 
 async def test_hpa_scales_on_cpu_reported_by_kubelets() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from kubelite.api.types import Pod, ReplicaSet
 from kubelite.cluster import Cluster
-from kubelite.controllers.replicaset import slow_start_batch
+from kubelite.controllers.controller_utils import slow_start_batch
 
 
 def rs_body(name: str, replicas: int, **spec: Any) -> dict[str, Any]:

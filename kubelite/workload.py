@@ -1,4 +1,6 @@
-"""The workload model: what a (fake) container does, described by its image's profile.
+"""The workload model: what a (fake) container does, described by its image's profile. Shared by the kubelets
+(which play it out) and the data plane (whose traffic is served only by containers the model says serve), so it
+sits below both, with the API types.
 
 There is no real container runtime; each container's behaviour is a pure function of time since it
 started, drawn from an :class:`ImageProfile`:
@@ -26,7 +28,6 @@ does not know fails as a real registry's "not found" does. The format is documen
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import math
@@ -39,6 +40,7 @@ import msgspec
 import yaml
 
 from kubelite.api.quantity import parse_quantity
+from kubelite.memo import memoize
 
 __all__ = [
     "DEFAULT_PROFILE",
@@ -148,7 +150,8 @@ _REFERENCE = re.compile(
     r"(?:@(?P<digest>[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?$")
 
 
-@functools.lru_cache(maxsize=4096)
+# bound: one entry per distinct image reference in the cluster
+@memoize("workload.valid_reference", maxsize=4096)
 def valid_reference(image: str) -> bool:
     """Whether ``image`` parses as distribution/reference's grammar (``reference.ParseNormalizedNamed``):
     lowercase path components, an optional registry host (with port), ``:tag`` and ``@digest``."""
@@ -162,7 +165,8 @@ def valid_reference(image: str) -> bool:
     return domain is None or domain == domain.lower() or "." in domain or ":" in domain
 
 
-@functools.lru_cache(maxsize=4096)
+# bound: one entry per distinct image reference in the cluster
+@memoize("workload.normalize_image", maxsize=4096)
 def normalize_image(image: str) -> tuple[str, str]:
     """``(repository, tag-or-digest)`` as containerd's reference normalisation (docker/distribution
     ``ParseNormalizedNamed`` + ``TagNameOnly``) writes them: ``nginx``, ``library/nginx``,
@@ -363,7 +367,8 @@ def plan_run(profile: ImageProfile, *, memory_limit: int | None, rng: random.Ran
     return RunPlan(exit_at, code, oom_at)
 
 
-@functools.lru_cache(maxsize=1024)
+# bound: one entry per distinct (immutable) image profile
+@memoize("workload._memory_segments", maxsize=1024)
 def _memory_segments(profile: ImageProfile) -> tuple[tuple[float, int], ...]:
     """``(from_seconds, base_bytes)`` steps, sorted, starting at 0."""
     steps = [(0.0, parse_quantity(profile.memory).value())]
@@ -372,7 +377,8 @@ def _memory_segments(profile: ImageProfile) -> tuple[tuple[float, int], ...]:
     return tuple(steps)
 
 
-@functools.lru_cache(maxsize=1024)
+# bound: one entry per distinct (immutable) image profile
+@memoize("workload._growth", maxsize=1024)
 def _growth(profile: ImageProfile) -> int:
     return parse_quantity(profile.memory_growth_per_second).value()
 

@@ -1,5 +1,7 @@
 """Adoption and orphaning through ownerReferences (pkg/controller/controller_ref_manager.go
-``BaseControllerRefManager.ClaimObject``, ``PodControllerRefManager.ClaimPods``, ``ClaimReplicaSets``).
+``BaseControllerRefManager.ClaimObject``, ``PodControllerRefManager.ClaimPods``, ``ClaimReplicaSets``,
+``RecheckDeletionTimestamp``). Part of the controller toolkit: import it from
+:mod:`kubelite.controllers.controller_utils`.
 
 Contract, per candidate object (the candidates are the owner's own objects plus the orphans of its namespace):
 - owned by another controller (a controllerRef with another uid): ignored;
@@ -19,11 +21,23 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from kubelite.api.labels import Selector
+from kubelite.api.types import OwnerReference
 from kubelite.client import Client
-from kubelite.controllers.podutil import controller_ref
 from kubelite.errors import Invalid, NotFound
 
-__all__ = ["ClaimResult", "adopt_patch", "claim_objects", "owner_reference"]
+__all__ = ["ClaimResult", "adopt_patch", "claim_objects", "controller_ref", "owner_reference",
+           "recheck_deletion_timestamp", "release_patch"]
+
+
+def controller_ref(obj: Any) -> OwnerReference | None:
+    """The ownerReference with ``controller: true``, or None (``metav1.GetControllerOf``)."""
+    meta = obj.metadata
+    refs = meta.owner_references if meta is not None else None
+    if refs:
+        for r in refs:
+            if r.controller:
+                return r  # type: ignore[no-any-return]
+    return None
 
 
 def owner_reference(owner: Any) -> dict[str, Any]:
@@ -38,9 +52,26 @@ def adopt_patch(owner: Any, uid: str) -> dict[str, Any]:
     return {"metadata": {"ownerReferences": [owner_reference(owner)], "uid": uid}}
 
 
-def _release_patch(owner_uid: str, uid: str) -> dict[str, Any]:
+def release_patch(owner_uid: str, uid: str) -> dict[str, Any]:
     """``GenerateDeleteOwnerRefStrategicMergeBytes``."""
     return {"metadata": {"ownerReferences": [{"$patch": "delete", "uid": owner_uid}], "uid": uid}}
+
+
+def recheck_deletion_timestamp(client: Client, owner: Any) -> Callable[[], Awaitable[None]]:
+    """``RecheckDeletionTimestamp`` over a fresh (uncached) read of ``owner`` (a typed object), as every workload controller builds
+    its ``canAdoptFunc``: adoption is refused when the owner is gone, was replaced (another uid) or is being
+    deleted. The read happens only when called, i.e. only when there is an orphan to adopt."""
+    m = owner.metadata
+
+    async def check() -> None:
+        fresh = await client.get(type(owner), m.name or "", namespace=m.namespace)
+        fm = fresh.metadata
+        if fm.uid != m.uid:
+            raise NotFound.make(f"original {owner.kind} {m.namespace}/{m.name} is gone: got uid {fm.uid}, "
+                                f"wanted {m.uid}")
+        if fm.deletion_timestamp is not None:
+            raise RuntimeError(f"{m.namespace}/{m.name} has just been deleted at {fm.deletion_timestamp}")
+    return check
 
 
 class ClaimResult:
@@ -51,12 +82,28 @@ class ClaimResult:
         self.errors: list[Exception] = []
 
 
+async def _patch(client: Client, resource: Any, m: Any, body: dict[str, Any], out: ClaimResult) -> bool:
+    """Apply an adopt or release patch; False when it did not apply. An object that vanished (404) or changed
+    identity (422 on the uid precondition) is skipped silently; any other error is collected in ``out``."""
+    try:
+        await client.patch(resource, m.name, body, namespace=m.namespace)
+    except (NotFound, Invalid):
+        return False
+    except Exception as e:
+        out.errors.append(e)
+        return False
+    return True
+
+
 async def claim_objects(
     client: Client, resource: Any, owner: Any, selector: Selector, candidates: Iterable[Any],
-    can_adopt: Callable[[], Awaitable[None]],
+    can_adopt: Callable[[], Awaitable[None]] | None = None,
 ) -> ClaimResult:
-    """Claim, adopt and release as the module docstring says. ``can_adopt`` raises when adoption is not
-    allowed; it is called at most once, and only if there is something to adopt."""
+    """Claim, adopt and release as the module docstring says. ``can_adopt`` (by default
+    :func:`recheck_deletion_timestamp` on ``owner``) raises when adoption is not allowed; it is called at most
+    once, and only if there is something to adopt."""
+    if can_adopt is None:
+        can_adopt = recheck_deletion_timestamp(client, owner)
     out = ClaimResult()
     om = owner.metadata
     owner_uid = om.uid
@@ -71,15 +118,8 @@ async def claim_objects(
                 continue
             if matches(m.labels):
                 out.claimed.append(obj)
-                continue
-            if owner_deleting:
-                continue
-            try:
-                await client.patch(resource, m.name, _release_patch(owner_uid, m.uid), namespace=m.namespace)
-            except (NotFound, Invalid):
-                pass
-            except Exception as e:
-                out.errors.append(e)
+            elif not owner_deleting:
+                await _patch(client, resource, m, release_patch(owner_uid, m.uid), out)
             continue
         if owner_deleting or m.deletion_timestamp is not None or not matches(m.labels):
             continue
@@ -91,13 +131,6 @@ async def claim_objects(
                 adopt_checked = e
         if adopt_checked is not None:
             out.errors.append(adopt_checked)  # type: ignore[arg-type]
-            continue
-        try:
-            await client.patch(resource, m.name, adopt_patch(owner, m.uid), namespace=m.namespace)
-        except (NotFound, Invalid):
-            continue
-        except Exception as e:
-            out.errors.append(e)
-            continue
-        out.claimed.append(obj)
+        elif await _patch(client, resource, m, adopt_patch(owner, m.uid), out):
+            out.claimed.append(obj)
     return out
