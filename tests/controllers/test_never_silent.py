@@ -259,3 +259,37 @@ def test_no_gather_with_return_exceptions_left() -> None:
     hits = [f"{p.relative_to(root.parent)}:{i}" for p in sorted(root.rglob("*.py"))
             for i, line in enumerate(p.read_text().splitlines(), 1) if re.search(r"return_exceptions\s*=\s*True", line)]
     assert hits == []
+
+
+async def test_a_cluster_is_entered_once_and_its_tasks_need_it_running() -> None:
+    cluster = Cluster(seed=1, scheduler=False, controllers=False, network=False)
+
+    async def nothing() -> None:
+        return None
+
+    with pytest.raises(RuntimeError, match="async with"):
+        cluster.start_soon(nothing)
+    async with cluster:
+        cluster.start_soon(nothing)
+    with pytest.raises(RuntimeError, match="entered only once"):
+        await cluster.__aenter__()
+
+
+async def test_a_dead_manager_cannot_be_started_again(cluster: Cluster) -> None:
+    from kubelite.controllers import EnqueueRequestForObject
+
+    async def reconcile(req: Request) -> None:
+        raise RuntimeError("panic")
+
+    mgr = Manager(cluster.client, clock=cluster.clock, rng=cluster.rng)
+    ctrl = Controller("fragile", reconcile, clock=cluster.clock, rng=cluster.rng, recover_panic=False)
+    ctrl.watch(mgr.informers.informer_for(ConfigMap), EnqueueRequestForObject())
+    mgr.add(ctrl)
+    await configmap(cluster)
+    await mgr.start()
+    await cluster.clock.settle()
+    with pytest.raises(RuntimeError, match="panic"):
+        await mgr.stop()
+    with pytest.raises(RuntimeError, match="has failed"):
+        await mgr.start()
+    await cluster.settle()  # already raised by stop(): the cluster does not raise it a second time
