@@ -138,7 +138,10 @@ def _progress_bar(until: float) -> Any:
 @click.option("--output", "-o", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a self-contained HTML report to this file.")
-def run(scenario: Path, seed: int | None, until: str | None, output: str, report: Path | None) -> None:
+@click.option("--seeds", default=None, metavar="A..B",
+              help="Run once per seed (1..500, or 1,5,9) and report each expectation's pass rate.")
+def run(scenario: Path, seed: int | None, until: str | None, output: str, report: Path | None,
+        seeds: str | None) -> None:
     """Run a SCENARIO on virtual time: exit 0 if every expectation holds, 1 if one fails, 2 if invalid."""
     from kubelite.scenario import ScenarioError, load_scenario, parse_duration, render_text, run_scenario
     from kubelite.scenario.result import encode_json
@@ -152,6 +155,8 @@ def run(scenario: Path, seed: int | None, until: str | None, output: str, report
     except ValueError as e:
         click.echo(f"error: --until: {e}", err=True)
         sys.exit(2)
+    if seeds is not None:
+        _run_seeds(sc, scenario, seeds, limit)
     total = limit if limit is not None else parse_duration(sc.until)
     bar = _progress_bar(total)
     done = 0
@@ -181,6 +186,20 @@ def run(scenario: Path, seed: int | None, until: str | None, output: str, report
             click.echo("error: the HTML report is not available in this build", err=True)
         else:
             report.write_text(render_html(result))
+    sys.exit(0 if result.passed else 1)
+
+
+def _run_seeds(sc: Any, path: Path, seeds: str, limit: float | None) -> None:
+    """``run --seeds``: the scenario once per seed (kubelite.fuzz.seeds); exit 1 if any seed failed."""
+    from kubelite.fuzz.seeds import parse_seeds, render_seeds, run_seeds
+
+    try:
+        seed_list = parse_seeds(seeds)
+    except ValueError as e:
+        click.echo(f"error: --seeds: {e}", err=True)
+        sys.exit(2)
+    result = run_seeds(sc, seed_list, until=limit)
+    click.echo(render_seeds(result, str(path)), nl=False)
     sys.exit(0 if result.passed else 1)
 
 
@@ -274,6 +293,15 @@ def describe(target: str, scenario: Path, at: str | None, seed: int | None, name
         click.echo(f"Error from server ({e.status.reason}): {e.message}", err=True)
         sys.exit(1)
     click.echo(text, nl=False)
+
+
+def _register_fuzz() -> None:
+    from kubelite.fuzz.cli import fuzz
+
+    main.add_command(fuzz)
+
+
+_register_fuzz()
 
 
 if __name__ == "__main__":  # pragma: no cover

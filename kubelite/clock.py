@@ -169,6 +169,10 @@ class VirtualClock(_ClockBase):
         # where this clock's time stood when the shared timeline of its driver was at zero
         self._origin = start
         self.timers_fired = 0
+        #: Perturbation hook (kubelite.perturb): called by the driver with the loop's ready queue whenever it
+        #: holds several callbacks, so a seeded fuzzer may reorder the *tasks* that are ready at once (any
+        #: interleaving of ready tasks is one a real loop could run). None: FIFO, as asyncio does.
+        self.ready_hook: Callable[[Any], None] | None = None
 
     # --- reading time ---
     def now(self) -> float:
@@ -369,6 +373,10 @@ class _LoopDriver:
                 await asyncio.sleep(0)
                 if not ready:
                     break
+                if len(ready) > 1:
+                    for c in self.clocks:
+                        if c.ready_hook is not None:
+                            c.ready_hook(ready)
             released = False
             for c in self.clocks:
                 released = c._release_idle_waiters() or released

@@ -39,7 +39,7 @@ import gc
 import random
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from kubelite.network import Network
     from kubelite.scheduler import Scheduler
 
-__all__ = ["GC_GEN0_THRESHOLD", "Cluster", "tuned_gc"]
+__all__ = ["GC_GEN0_THRESHOLD", "Cluster", "NotQuiescent", "Quiescible", "tuned_gc"]
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
@@ -102,6 +102,18 @@ def tuned_gc() -> Iterator[None]:
         yield
     finally:
         _tune_gc(False)
+
+
+class Quiescible(Protocol):
+    """Something :meth:`Cluster.quiesce` waits for (a controller manager, the fuzz perturber)."""
+
+    def busy(self) -> str | None:
+        """Why there is work in progress right now, or None."""
+        ...
+
+
+class NotQuiescent(TimeoutError):
+    """:meth:`Cluster.quiesce` timed out; the message says what was still busy."""
 
 
 COMPACTION_INTERVAL = 300.0
@@ -213,6 +225,8 @@ class Cluster:
         self.errors = ErrorLog()
         self._clock_cm: Any = None
         self._started = False
+        #: what :meth:`quiesce` waits for besides the built-in controller manager (see ``track``)
+        self._quiescibles: list[Quiescible] = []
         self._gc_tuned = False
         self._entered = False
 
@@ -511,6 +525,60 @@ class Cluster:
             if value:
                 return value
             await self.clock.sleep(min(interval, max(0.0, deadline - self.clock.now())))
+
+    def track(self, part: Quiescible) -> None:
+        """Make :meth:`quiesce` wait for ``part`` too (a user's controller Manager, a perturber)."""
+        if part not in self._quiescibles:
+            self._quiescibles.append(part)
+
+    def untrack(self, part: Quiescible) -> None:
+        if part in self._quiescibles:
+            self._quiescibles.remove(part)
+
+    def _busy(self, horizon: float) -> tuple[str | None, float | None]:
+        parts: list[Any] = [self.controller_manager] if self.controller_manager is not None else []
+        parts.extend(self._quiescibles)
+        soonest: float | None = None
+        for part in parts:
+            reason = part.busy()
+            if reason is not None:
+                return reason, None
+            next_retry = getattr(part, "next_retry", None)
+            due = next_retry() if next_retry is not None else None
+            if due is not None and (soonest is None or due < soonest):
+                soonest = due
+        if soonest is not None and soonest <= self.clock.now() + horizon:
+            return f"a retry is due at +{soonest - self.clock.now():.3f}s", soonest
+        return None, None
+
+    async def quiesce(self, *, timeout: float = 600.0, horizon: float = 60.0) -> None:  # noqa: ASYNC109
+        """Run until the cluster is quiescent; :class:`NotQuiescent` after ``timeout`` s of cluster time.
+
+        Quiescent means, all at once: (1) every task in the event loop is idle (as after :meth:`settle`);
+        (2) in the built-in controller manager and every manager passed to :meth:`track`, every running
+        informer has synced and has no change left to put in its cache or to hand to a handler, and no
+        controller has a request ready or being reconciled; (3) no tracked part (such as the fuzz
+        perturber) reports work it holds back; (4) no controller has a retry or ``requeue_after`` due
+        within ``horizon`` seconds. Later timers (periodic requeues, resyncs, lease renewals) may be
+        pending: quiescence means there is nothing to do now, not that time stands still. While the
+        cluster is not quiescent, time advances to the next timer (or the next retry)."""
+        self._require_running()
+        deadline = self.clock.now() + timeout
+        while True:
+            self._raise_failure()
+            await self.clock.settle()
+            self._raise_failure()
+            reason, due = self._busy(horizon)
+            if reason is None:
+                return
+            now = self.clock.now()
+            if now >= deadline:
+                raise NotQuiescent(f"the cluster did not quiesce within {timeout:g}s: {reason}")
+            if due is None:
+                next_deadline = getattr(self.clock, "next_deadline", None)
+                nd = next_deadline() if next_deadline is not None else None
+                due = nd if nd is not None else now + 0.1
+            await self.clock.sleep(min(max(0.0, due - now), deadline - now))
 
     # --- identities ---
     def component_client(self, user: str, *, field_manager: str, groups: Sequence[str] = ()) -> Client:

@@ -109,13 +109,18 @@ def first_error(exc: BaseException) -> BaseException:
 class TaskHandle:
     """One supervised task: :meth:`cancel` stops it (not a failure); :meth:`wait` waits for it to end."""
 
-    __slots__ = ("_cancel_requested", "_done", "_scope", "name")
+    __slots__ = ("_cancel_requested", "_done", "_exception", "_scope", "name")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self._scope: anyio.CancelScope | None = None
         self._cancel_requested = False
         self._done = asyncio.Event()
+        self._exception: BaseException | None = None
+
+    def exception(self) -> BaseException | None:
+        """The exception the task ended with (not a cancellation), or None."""
+        return self._exception
 
     @property
     def done(self) -> bool:
@@ -152,7 +157,8 @@ class Supervisor:
         self._host: asyncio.Task[None] | None = None
         self._closing: asyncio.Event | None = None
         self._pending: list[tuple[TaskHandle, Callable[..., Coroutine[Any, Any, Any]], tuple[Any, ...]]] = []
-        self._handles: set[TaskHandle] = set()
+        # running handles in start order (a dict: deterministic iteration, O(1) removal)
+        self._handles: dict[TaskHandle, None] = {}
 
     def add_failure_callback(self, fn: Callable[[BaseException], Any]) -> None:
         self._on_failure.append(fn)
@@ -219,7 +225,7 @@ class Supervisor:
 
     def _spawn(self, tg: anyio.abc.TaskGroup, handle: TaskHandle, fn: Callable[..., Coroutine[Any, Any, Any]],
                args: tuple[Any, ...]) -> None:
-        self._handles.add(handle)
+        self._handles[handle] = None
 
         async def run() -> None:
             try:
@@ -228,9 +234,12 @@ class Supervisor:
                     if handle._cancel_requested:
                         scope.cancel()
                     await fn(*args)
+            except Exception as e:
+                handle._exception = e
+                raise
             finally:
                 handle._done.set()
-                self._handles.discard(handle)
+                self._handles.pop(handle, None)
 
         tg.start_soon(run, name=handle.name)
 
@@ -243,6 +252,13 @@ class Supervisor:
         """Cancel every task, wait for them all, then raise the failure (if any and ``raise_failure``)."""
         host, self._host = self._host, None
         if host is not None:
+            # cancel the tasks one by one in the order they were started, then wait for each: anyio would
+            # cancel a whole group in set order, which differs between runs and would break replay
+            handles = list(self._handles)
+            for h in handles:
+                h.cancel()
+            for h in handles:
+                await h.wait()
             if self._closing is not None:
                 self._closing.set()
             if not host.done():

@@ -1,6 +1,7 @@
 """Fault switches: make chosen requests fail the way a real apiserver can fail.
 
-A :class:`FaultRule` matches requests by verb, resource, namespace and name (``None`` matches any)
+A :class:`FaultRule` matches requests by user, verb, resource, subresource, namespace and name (``None``
+matches any; ``subresource=""`` matches only requests to the main resource)
 and fails them with 409 Conflict, 429 TooManyRequests, 500 InternalError, 503 or a 504 timeout. It
 fires for the next ``times`` matches (``None``: until removed), each with ``probability`` drawn from
 the cluster's seeded RNG, so a fault schedule replays exactly with the same seed.
@@ -74,13 +75,18 @@ class FaultRule(msgspec.Struct, kw_only=True):
     resource: str | None = None  # "pods" or "apps/deployments"
     namespace: str | None = None
     name: str | None = None
+    user: str | None = None  # the authenticated user's name, so a fault hits one client only
+    subresource: str | None = None  # "status", "scale", "binding", ...; "" the main resource only
     times: int | None = 1
     probability: float = 1.0
     fired: int = 0
 
-    def matches(self, verb: str, resource: str, namespace: str, name: str) -> bool:
+    def matches(self, verb: str, resource: str, namespace: str, name: str, user: str = "",
+                subresource: str = "") -> bool:
         return (
             (self.verb is None or self.verb == verb)
+            and (self.user is None or self.user == user)
+            and (self.subresource is None or self.subresource == subresource)
             and (self.resource is None or self.resource == resource)
             and (self.namespace is None or self.namespace == namespace)
             and (self.name is None or self.name == name)
@@ -114,7 +120,7 @@ class FaultInjector:
     def inject(
         self, error: str | int, *, verb: str | None = None, resource: Any = None,
         namespace: str | None = None, name: str | None = None, times: int | None = 1,
-        probability: float = 1.0,
+        probability: float = 1.0, user: str | None = None, subresource: str | None = None,
     ) -> FaultRule:
         """Fail the next ``times`` requests matching ``verb``, ``resource``, ``namespace`` and ``name`` (None
         matches any) with ``error`` (409, 429, 500, 503 or ``"timeout"``), each with ``probability``."""
@@ -124,7 +130,7 @@ class FaultInjector:
             resource = self._canonical(resource)
         rule = FaultRule(
             error=error, verb=verb, resource=resource, namespace=namespace, name=name, times=times,
-            probability=probability,
+            probability=probability, user=user, subresource=subresource,
         )
         self.rules.append(rule)
         return rule
@@ -132,12 +138,13 @@ class FaultInjector:
     def clear(self) -> None:
         self.rules.clear()
 
-    def check(self, verb: str, group: str, plural: str, namespace: str, name: str) -> None:
+    def check(self, verb: str, group: str, plural: str, namespace: str, name: str, *, user: str = "",
+              subresource: str = "") -> None:
         if not self.rules:
             return
         resource = f"{group}/{plural}" if group else plural
         for rule in self.rules:
-            if not rule.matches(verb, resource, namespace, name):
+            if not rule.matches(verb, resource, namespace, name, user, subresource):
                 continue
             if rule.probability < 1.0 and self.rng.random() >= rule.probability:
                 continue

@@ -25,7 +25,7 @@ from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo
 from kubelite.apiserver.crd import prune, unknown_fields
 from kubelite.apiserver.crds import CustomResources
 from kubelite.apiserver.registry.strategies import StrategySet
-from kubelite.errors import BadRequest
+from kubelite.errors import BadRequest, Forbidden
 
 __all__ = ["Authorizer", "Decoder"]
 
@@ -48,6 +48,22 @@ class Authorizer:
         allowed, reason = self.rbac.authorize(attrs)
         if not allowed:
             raise forbidden(attrs, reason)
+
+    def authorize_implied(
+        self, user: UserInfo, verb: str, info: ResourceInfo, subresource: str, namespace: str, name: str,
+    ) -> None:
+        """A verb the request implies beyond its own (``create`` when an update or apply creates):
+        upstream's ``withAuthorization``, whose denial is ``errors.NewForbidden(resource, name, reason)``."""
+        if SYSTEM_PRIVILEGED_GROUP in user.groups:
+            return
+        attrs = Attributes(
+            user=user, verb=verb, namespace=namespace if info.namespaced else "", api_group=info.group,
+            resource=info.plural, subresource=subresource, name=name,
+        )
+        allowed, reason = self.rbac.authorize(attrs)
+        if not allowed:
+            raise Forbidden.make(f"{info.group_resource} {msgspec.json.encode(name).decode()} is forbidden: {reason}",
+                                 name=name, group=info.group, kind=info.plural)
 
 
 class Decoder:

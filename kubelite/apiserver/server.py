@@ -111,7 +111,7 @@ class ApiServer:
         self.strategies = StrategySet(crs=self.crs, rbac=self.rbac, service_ips=self.service_ips)
         self.generic_store = GenericStore(
             clock=clock, rng=rng, tables=self.tables, admission=self.admission, field_manager=self.field_manager,
-            authorize=self.authorizer.authorize, track_managed_fields=track_managed_fields,
+            authorize=self.authorizer.authorize_implied, track_managed_fields=track_managed_fields,
         )
         self.scope = Scope(
             clock=clock, rng=rng, tables=self.tables, store=self.generic_store, strategies=self.strategies,
@@ -197,7 +197,7 @@ class ApiServer:
         namespace = req.namespace if info.namespaced else ""
         if namespace != req.namespace:
             req = _with(req, namespace=namespace)
-        self.faults.check(verb, info.group, info.plural, namespace, req.name)
+        self.faults.check(verb, info.group, info.plural, namespace, req.name, user=req.user.name, subresource=sub)
         if info.namespaced and not namespace and verb not in _COLLECTION_VERBS:
             raise BadRequest.make("the namespace of the provided object is empty")
         # a create names no object: the name is the body's, not the request's (RequestInfo has none)

@@ -24,6 +24,7 @@ from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.auth.user import ADMIN, UserInfo
 from kubelite.errors import BadRequest, Expired, NotFound
+from kubelite.perturb import Perturber
 from kubelite.store.watch import BOOKMARK, ERROR, Watcher, WatchEvent
 
 if TYPE_CHECKING:
@@ -124,8 +125,14 @@ class Client:
 
     def __init__(
         self, server: ApiServer, *, user: UserInfo = ADMIN, field_manager: str | None = None,
-        namespace: str = "default",
+        namespace: str = "default", perturber: Perturber | None = None,
     ) -> None:
+        """``perturber``: a seeded decision source asked before and after every request (see
+        :mod:`kubelite.perturb`); clients derived from this one share it."""
+        if perturber is not None:
+            from kubelite.client.perturbed import PerturbedServer
+
+            server = PerturbedServer(server, perturber)  # type: ignore[assignment]
         self._server = server
         self.user = user
         self.field_manager = field_manager

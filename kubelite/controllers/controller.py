@@ -26,7 +26,6 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import anyio
 import msgspec
 import structlog
 
@@ -49,7 +48,8 @@ from kubelite.informer import (
     wait_for_cache_sync,
 )
 from kubelite.logs import reconcile_context
-from kubelite.supervise import first_error, report_error
+from kubelite.perturb import Perturber
+from kubelite.supervise import report_error
 from kubelite.workqueue import RateLimitingQueue, ShutDown
 from kubelite.workqueue.default_rate_limiters import RateLimiter
 
@@ -146,9 +146,13 @@ class Controller:
     def __init__(
         self, name: str, reconciler: Reconciler | Callable[..., Any], *, clock: Clock, rng: random.Random,
         max_concurrent_reconciles: int = 1, rate_limiter_factory: Callable[[], RateLimiter[Request]] | None = None,
-        recover_panic: bool = True,
+        recover_panic: bool = True, perturber: Perturber | None = None, site: str = "",
     ) -> None:
+        """``perturber``: the ``queue`` perturbation point (:mod:`kubelite.perturb`), asked under ``site``
+        (default: the controller's name) whether to reorder ready requests and duplicate finished ones."""
         self.name = name
+        self.perturber = perturber
+        self.site = site or name
         self.set_reconciler(reconciler)
         self.clock = clock
         self.rng = rng
@@ -160,6 +164,7 @@ class Controller:
         self.running = False
         self._reconciles = self._errors = self._terminal = self._requeues = self._requeues_after = 0
         self._active = 0
+        self._workers: list[asyncio.Task[None]] = []
         self._last_error: str | None = None
         #: the Manager this controller was added to (None for a bare controller)
         self.manager: Any = None
@@ -205,7 +210,7 @@ class Controller:
 
     # --- running ---
     async def run(self) -> None:
-        """Register handlers, wait for the caches, run the workers (in one anyio task group) until
+        """Register handlers, wait for the caches, run the workers until
         cancelled. With ``recover_panic=False`` a reconcile's exception ends the run with that exception."""
         if self.running:
             raise RuntimeError(f"controller {self.name!r} is already running")
@@ -217,17 +222,29 @@ class Controller:
             await wait_for_cache_sync(
                 *[w.registration for w in self._watches if w.registration is not None], clock=self.clock,
             )
-            try:
-                async with anyio.create_task_group() as tg:
-                    for i in range(self.max_concurrent_reconciles):
-                        tg.start_soon(self._worker, name=f"{self.name}-worker-{i}")
-            except BaseExceptionGroup as eg:
-                raise first_error(eg) from None
+            worker = self._worker if self.perturber is None else self._perturbed_worker
+            loop = asyncio.get_running_loop()
+            # The workers are owned by this call: the first to fail ends it with its exception, and the
+            # teardown cancels and awaits the others in start order (deterministic, unlike cancelling an
+            # anyio group, whose tasks are cancelled in set order).
+            self._workers = [loop.create_task(worker(), name=f"{self.name}-worker-{i}")
+                             for i in range(self.max_concurrent_reconciles)]
+            await asyncio.gather(*self._workers)
         finally:
-            self._teardown()
+            await self._teardown()
 
-    def _teardown(self) -> None:
+    async def _teardown(self) -> None:
         self.queue.shutdown()
+        workers, self._workers = self._workers, []
+        for t in workers:
+            t.cancel()
+        for t in workers:
+            try:
+                await t
+            except asyncio.CancelledError:
+                pass
+            except Exception as e:  # a second worker's failure: reported, the first one is raised
+                report_error(f"controller/{self.name}", e, event="worker_failed")
         for w in self._watches:
             if w.registration is not None:
                 w.informer.remove_event_handler(w.registration)
@@ -275,6 +292,33 @@ class Controller:
             finally:
                 reset_context(token)
                 done(req)
+
+    async def _perturbed_worker(self) -> None:
+        """The worker loop with the ``queue`` perturbation point: a request taken while others are ready
+        may go to the back of the queue instead (reorder), and a finished one may be added again at once
+        (a duplicate, as a second watch event for the same object would). The queue's rules still hold:
+        one worker per request at a time, and a request added while it is processed is coalesced."""
+        queue = self.queue
+        p = self.perturber
+        assert p is not None
+        site = self.site
+        while True:
+            try:
+                req = queue.get_nowait()
+                if req is None:
+                    req = await queue.get()
+            except ShutDown:
+                return
+            if len(queue) and p.defer(site, str(req)):
+                queue.add(req)  # dirty while processing: done() queues it again, behind the others
+                queue.done(req)
+                continue
+            try:
+                await self.reconcile_handler(req)
+            finally:
+                queue.done(req)
+            if p.duplicate(site, str(req)):
+                queue.add(req)
 
     async def reconcile_handler(self, req: Request) -> None:
         """Run one reconcile and map its outcome to the queue (controller-runtime ``reconcileHandler``).
@@ -352,6 +396,15 @@ class Controller:
             last_error_request=str(self._last_error_request) if self._last_error_request is not None else None,
             last_error_time=self._last_error_time,
         )
+
+    def quiet(self) -> bool:
+        """No request ready or being reconciled (requests waiting for a retry or a requeue_after do not
+        count; see :meth:`next_retry`)."""
+        return self._active == 0 and len(self.queue) == 0
+
+    def next_retry(self) -> float | None:
+        """When the earliest request waiting in the queue (a retry or a requeue_after) comes due."""
+        return self.queue.next_waiting()
 
     def statistics(self) -> ControllerStatistics:
         """Counters: reconciles, errors, requeues, active workers, queue depth."""

@@ -52,6 +52,7 @@ from kubelite.controllers.reconcile import Reconciler, Request
 from kubelite.events import EventBroadcaster, EventRecorder
 from kubelite.informer import SharedInformerFactory
 from kubelite.leaderelection import LeaderElectionConfig, LeaderElector, LeaseLock
+from kubelite.perturb import Perturber
 from kubelite.supervise import Supervisor, TaskHandle, current_error_log
 
 __all__ = ["Builder", "Manager", "ManagerHealth"]
@@ -111,7 +112,7 @@ class Builder:
         factory: Callable[[], Any] | None = reconciler if _is_factory(reconciler) else None  # type: ignore[assignment]
         ctrl = Controller(
             self._name, factory() if factory is not None else reconciler, clock=m.clock, rng=m.rng,
-            max_concurrent_reconciles=self._workers,
+            max_concurrent_reconciles=self._workers, perturber=m.perturber, site=f"{m.name}/{self._name}",
         )
         if self._for is not None:
             ctrl.watch(m.informers.informer_for(self._for), EnqueueRequestForObject(),
@@ -168,15 +169,19 @@ class Manager:
     def __init__(
         self, client: Client, *, clock: Clock, rng: random.Random, informers: SharedInformerFactory | None = None,
         leader_election: tuple[str, str] | None = None, identity: str = "", name: str = "kubelite-controller-manager",
+        perturber: Perturber | None = None,
     ) -> None:
         """``leader_election=(namespace, lease_name)`` runs the controllers only while this manager (named
-        by ``identity``) holds that Lease."""
+        by ``identity``) holds that Lease. ``perturber`` (:mod:`kubelite.perturb`) is handed to the
+        manager's informers and controllers (give the client its own for the ``api`` point)."""
         self.client = client
+        self.perturber = perturber
         self.clock = clock
         self.rng = rng
         self.name = name
         self._own_informers = informers is None
-        self.informers = informers if informers is not None else SharedInformerFactory(client, clock=clock, rng=rng)
+        self.informers = informers if informers is not None else SharedInformerFactory(
+            client, clock=clock, rng=rng, perturber=perturber)
         self.leader_election = leader_election
         self.identity = identity or name
         self.elector: LeaderElector | None = None
@@ -314,6 +319,35 @@ class Manager:
         """Whether :meth:`start` has been called (and not undone by :meth:`stop` or :meth:`crash`)."""
         return self._started
 
+    def busy(self) -> str | None:
+        """Why this manager is not quiet right now, or None: an informer not synced or with changes not yet
+        handled, or a controller with a request ready or being reconciled (see ``Cluster.quiesce``)."""
+        if not self._started:
+            return None
+        for informer in self.informers.informers.values():
+            if informer.has_started() and not informer.is_stopped():
+                if not informer.has_synced():
+                    return f"informer {informer.name} of {self.name} has not synced"
+                if informer.pending():
+                    return f"informer {informer.name} of {self.name} has {informer.pending()} changes to deliver"
+        for c in self.controllers.values():
+            if c.running and not c.quiet():
+                return f"controller {c.name} of {self.name} has work"
+        return None
+
+    def failed(self) -> list[tuple[str, BaseException]]:
+        """Informers and controllers whose task ended with an exception (they run until cancelled)."""
+        out = self.informers.failed()
+        out.extend((f"controller {n}", e) for n, t in self._tasks.items() if (e := t.exception()) is not None)
+        if self.failure is not None and not any(e is self.failure for _, e in out):
+            out.append((f"manager {self.name}", self.failure))
+        return out
+
+    def next_retry(self) -> float | None:
+        """When the earliest retry or requeue_after of any controller comes due, or None."""
+        times = [t for c in self.controllers.values() if c.running and (t := c.next_retry()) is not None]
+        return min(times, default=None)
+
     async def wait_for_cache_sync(self, timeout: float | None = None) -> bool:  # noqa: ASYNC109 - cluster clock
         """Wait until every informer has synced; False if ``timeout`` (cluster seconds) passes first."""
         synced = await self.informers.wait_for_cache_sync(timeout=timeout)
@@ -378,7 +412,8 @@ class Manager:
         await self._stop_tasks()
         if self._own_informers:
             await self.informers.shutdown()
-            self.informers = SharedInformerFactory(self.client, clock=self.clock, rng=self.rng)
+            self.informers = SharedInformerFactory(self.client, clock=self.clock, rng=self.rng,
+                                                   perturber=self.perturber)
             self._watch_factory(self.informers)
             for c in self.controllers.values():
                 for w in c._watches:

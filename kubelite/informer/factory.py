@@ -25,6 +25,7 @@ from kubelite.clock import Clock
 from kubelite.informer.index import NAMESPACE_INDEX, Indexers, meta_namespace_index_func
 from kubelite.informer.lister import Lister
 from kubelite.informer.shared_informer import SharedIndexInformer, wait_for_cache_sync
+from kubelite.perturb import Perturber
 from kubelite.supervise import Supervisor, TaskHandle
 
 __all__ = ["SharedInformerFactory"]
@@ -36,9 +37,10 @@ class SharedInformerFactory:
     def __init__(
         self, client: Client, *, clock: Clock, rng: random.Random, default_resync: float = 0.0,
         namespace: str | None = None, labels: str | dict[str, Any] | None = None,
-        fields: str | dict[str, str] | None = None,
+        fields: str | dict[str, str] | None = None, perturber: Perturber | None = None,
     ) -> None:
         self.client = client
+        self.perturber = perturber
         self.clock = clock
         self.rng = rng
         self.default_resync = default_resync
@@ -67,6 +69,7 @@ class SharedInformerFactory:
         informer = SharedIndexInformer(
             self.client, resource, clock=self.clock, rng=self.rng, namespace=self.namespace, labels=self.labels,
             fields=self.fields, resync=self.default_resync if resync is None else resync, indexers=all_indexers,
+            perturber=self.perturber,
         )
         self._informers[resource] = informer
         return informer
@@ -88,6 +91,10 @@ class SharedInformerFactory:
         for resource, informer in self._informers.items():
             if resource not in self._tasks:
                 self._tasks[resource] = self.supervisor.start_soon(informer.run, name=f"informer-{informer.name}")
+
+    def failed(self) -> list[tuple[str, BaseException]]:
+        """Informers whose task ended with an exception (a bug: informers run until cancelled)."""
+        return [(self._informers[r].name, e) for r, t in self._tasks.items() if (e := t.exception()) is not None]
 
     async def shutdown(self, *, raise_failure: bool = True) -> None:
         """Stop every informer and wait for them; the factory starts nothing afterwards. Raises the

@@ -90,6 +90,19 @@ class ResourceEventHandlerFuncs:
         self.on_update = on_update if on_update is not None else _ignore_update
         self.on_delete = on_delete if on_delete is not None else _ignore_delete
 
+    def __repr__(self) -> str:
+        # names, never addresses: this appears in log lines, which must replay byte for byte
+        fns = (self.on_add, self.on_update, self.on_delete)
+        return f"ResourceEventHandlerFuncs({', '.join(getattr(f, '__qualname__', type(f).__qualname__) for f in fns)})"
+
+
+def describe_handler(handler: Any) -> str:
+    """A handler's name for logs: its own ``repr`` if it defines one, else its type's qualified name (the
+    default ``repr`` holds a memory address, which differs between runs)."""
+    if type(handler).__repr__ is object.__repr__:  # type: ignore[comparison-overlap]
+        return type(handler).__qualname__
+    return repr(handler)
+
 
 def _accepts_two_args(fn: Callable[..., Any]) -> bool:
     try:

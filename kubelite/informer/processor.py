@@ -27,7 +27,7 @@ from typing import Any
 import structlog
 
 from kubelite.clock import Clock
-from kubelite.informer.handlers import ResourceEventHandler
+from kubelite.informer.handlers import ResourceEventHandler, describe_handler
 from kubelite.supervise import Supervisor, TaskHandle, report_error
 
 __all__ = ["MINIMUM_RESYNC_PERIOD", "ProcessorListener", "SharedProcessor", "determine_resync_period"]
@@ -105,7 +105,7 @@ class ProcessorListener:
         self.last_error: str | None = None
 
     def __repr__(self) -> str:
-        return f"<ProcessorListener handler={self.handler!r} pending={len(self._pending)}>"
+        return f"<ProcessorListener handler={describe_handler(self.handler)} pending={len(self._pending)}>"
 
     # --- registration API ---
     def has_synced(self) -> bool:
@@ -148,7 +148,7 @@ class ProcessorListener:
     def start(self, supervisor: Supervisor) -> None:
         """Start delivering, as a task of ``supervisor`` (the processor's)."""
         if self._task is None and not self._stopped:
-            self._task = supervisor.start_soon(self._run, name=f"listener-{self.handler!r}")
+            self._task = supervisor.start_soon(self._run, name=f"listener-{describe_handler(self.handler)}")
 
     def stop(self) -> None:
         """Stop delivering: drop the buffer and cancel the task (it may be blocked inside the handler)."""
@@ -185,7 +185,7 @@ class ProcessorListener:
                 except Exception as err:
                     self.errors += 1
                     self.last_error = f"{type(err).__name__}: {err}"
-                    report_error("informer", err, event="event_handler_failed", handler=repr(handler),
+                    report_error("informer", err, event="event_handler_failed", handler=describe_handler(handler),
                                  notification=_NAMES[kind], object=_describe(a if kind != UPDATE else b))
                     self._returned(kind, b)
                     self.delivered += 1

@@ -50,6 +50,7 @@ from kubelite.errors import (
 from kubelite.informer.backoff import BackoffManager
 from kubelite.informer.meta import annotations_of
 from kubelite.informer.store import meta_namespace_key_func
+from kubelite.perturb import Perturber
 
 __all__ = ["DEFAULT_PAGE_SIZE", "MIN_WATCH_TIMEOUT", "Reflector", "ReflectorStore"]
 
@@ -62,6 +63,7 @@ DEFAULT_PAGE_SIZE = 500
 _INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 _ADDED, _MODIFIED, _DELETED, _BOOKMARK = "ADDED", "MODIFIED", "DELETED", "BOOKMARK"
+_CHANGES = (_ADDED, _MODIFIED, _DELETED)
 
 
 class ReflectorStore(Protocol):
@@ -96,7 +98,7 @@ class Reflector:
         fields: str | dict[str, str] | None = None, resync_period: float = 0.0, name: str = "",
         page_size: int | None = None, use_watch_list: bool = False,
         should_resync: Callable[[], bool] | None = None, backoff: BackoffManager | None = None,
-        min_watch_timeout: float = MIN_WATCH_TIMEOUT,
+        min_watch_timeout: float = MIN_WATCH_TIMEOUT, perturber: Perturber | None = None,
     ) -> None:
         self.client = client
         self.resource = resource
@@ -114,6 +116,9 @@ class Reflector:
         self.backoff = backoff if backoff is not None else BackoffManager.reflector_default(clock=clock, rng=rng)
         # upstream: a minimum above the default raises the maximum with it; never below the default
         self.min_watch_timeout = max(min_watch_timeout, MIN_WATCH_TIMEOUT)
+        # the ``watch`` perturbation point (kubelite.perturb); None: the plain hot path
+        self.perturber = perturber
+        self.site = f"{client.user.name}/{self.name}"
         self._last_sync_rv = ""
         # The last list or watch at _last_sync_rv got 410/too large: relist from the latest revision.
         self._last_sync_rv_unavailable = False
@@ -246,10 +251,18 @@ class Reflector:
                     self.last_error = err
                     await self.clock.sleep(self.backoff.step())
                     continue
+            relist = False
             try:
-                await self._handle_watch(stream)
+                if self.perturber is None:
+                    await self._handle_watch(stream)
+                else:
+                    relist = await self._handle_watch_perturbed(stream, self.perturber)
             finally:
                 stream.stop()
+            if relist:  # the perturber dropped the watch: relist, then watch again
+                await self._list()
+                stream = None
+                continue
             if stream.close_reason != "timeout":  # a timeout is the normal rotation
                 log.debug("watch_closed", reflector=self.name, reason=stream.close_reason)
             stream = None
@@ -279,6 +292,53 @@ class Reflector:
             elif typ != _BOOKMARK:
                 raise self._watch_error(obj)
             self._last_sync_rv = rv
+
+    async def _handle_watch_perturbed(self, stream: WatchStream, p: Perturber) -> bool:
+        """:meth:`_handle_watch` asking ``p`` before each event; True when it dropped the watch to relist.
+
+        A delay sleeps before applying the event (the events behind it wait in order, as on a slow
+        connection); a hold collects up to that many more events (at most one second) and applies them
+        back to back; a relist drops the watch, waits out the gap (events meanwhile are missed, so
+        deletions come back from the relist as tombstones) and lists again, at the last revision seen
+        or, for ``expire``, at the latest one as after a compaction (410)."""
+        store, clock, site = self.store, self.clock, self.site
+        while True:
+            ev = stream.poll()
+            if ev is None:
+                ev = await anext(aiter(stream), None)
+                if ev is None:
+                    return False
+            batch = [ev]
+            action = p.watch_event(site, f"{ev[0]} {meta_namespace_key_func(ev[1])}") if ev[0] in _CHANGES else None
+            if action is not None:
+                kind, amount = action
+                with p.holding():
+                    if kind == "delay":
+                        await clock.sleep(amount)
+                    elif kind == "hold":
+                        with clock.move_on_after(1.0):
+                            while len(batch) <= amount:
+                                more = stream.poll() or await anext(aiter(stream), None)
+                                if more is None:
+                                    break
+                                batch.append(more)
+                    else:  # relist / expire
+                        stream.stop()
+                        await clock.sleep(amount)
+                        if kind == "expire":
+                            self._last_sync_rv_unavailable = True
+                            self._relist_after_expired = True
+                        return True
+            for typ, obj, rv in batch:
+                if typ == _MODIFIED:
+                    store.update(obj)
+                elif typ == _ADDED:
+                    store.add(obj)
+                elif typ == _DELETED:
+                    store.delete(obj)
+                elif typ != _BOOKMARK:
+                    raise self._watch_error(obj)
+                self._last_sync_rv = rv
 
     @staticmethod
     def _watch_error(obj: Any) -> ApiError:

@@ -57,6 +57,7 @@ from kubelite.informer.processor import (
 )
 from kubelite.informer.reflector import MIN_WATCH_TIMEOUT, Reflector
 from kubelite.informer.store import Indexer, key_func_for
+from kubelite.perturb import Perturber
 
 __all__ = ["Registration", "SharedIndexInformer", "wait_for_cache_sync"]
 
@@ -108,8 +109,10 @@ class SharedIndexInformer:
         labels: str | dict[str, Any] | None = None, fields: str | dict[str, str] | None = None,
         resync: float = 0.0, indexers: Indexers | None = None, name: str = "", page_size: int | None = None,
         use_watch_list: bool = False, min_watch_timeout: float = MIN_WATCH_TIMEOUT,
+        perturber: Perturber | None = None,
     ) -> None:
         self.client = client
+        self.perturber = perturber
         self.resource = resource
         self.clock = clock
         self.rng = rng
@@ -130,6 +133,7 @@ class SharedIndexInformer:
         self._store = self._indexer.thread_safe_store
         self._listeners = self._processor.listeners
         self._controller: Controller | None = None
+        self._fifo: DeltaFIFO | None = None
         self._started = False
         self._stopped = False
         self._sync_waiters: list[asyncio.Future[None]] = []
@@ -165,6 +169,11 @@ class SharedIndexInformer:
         f = asyncio.get_running_loop().create_future()
         self._sync_waiters.append(f)
         await f
+
+    def pending(self) -> int:
+        """Changes not yet in the cache plus notifications not yet handled (0 when caught up)."""
+        fifo = self._fifo
+        return (len(fifo) if fifo is not None else 0) + sum(lst.pending for lst in self._listeners)
 
     def last_sync_resource_version(self) -> str:
         """The resourceVersion of the last list or watch event the cache reflects."""
@@ -267,7 +276,9 @@ class SharedIndexInformer:
             labels=self.labels, fields=self.fields, resync_period=self.resync_check_period, name=self.name,
             page_size=self.page_size, use_watch_list=self.use_watch_list,
             should_resync=self._processor.should_resync, min_watch_timeout=self.min_watch_timeout,
+            perturber=self.perturber,
         )
+        self._fifo = fifo
         self._controller = Controller(fifo, reflector, self._handle_deltas, keyed_process=self._process_keyed,
                                       on_drained=self._notify_sync)
         self._started = True

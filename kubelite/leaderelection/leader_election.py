@@ -30,6 +30,7 @@ Follows client-go ``tools/leaderelection/leaderelection.go`` (``NewLeaderElector
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -40,7 +41,6 @@ import structlog
 from kubelite.clock import Clock
 from kubelite.errors import ApiError, Conflict, NotFound
 from kubelite.leaderelection.resourcelock import LeaderElectionRecord, ResourceLock
-from kubelite.supervise import first_error
 
 __all__ = ["JITTER_FACTOR", "LeaderElectionConfig", "LeaderElector"]
 
@@ -116,53 +116,51 @@ class LeaderElector:
 
     # --- the loop ---
     async def run(self) -> None:
-        """Acquire, lead while renewing, and return once leadership is lost (or raise if cancelled).
-
-        The guarded work and the renew loop run in one anyio task group: losing the lease cancels the
-        work; the work failing stops the renewals and is raised here; the work returning keeps the lease
-        renewed, as upstream does. Stopping (release if configured, then ``on_stopped_leading``) is shielded."""
-        failure: Exception | None = None
-        leading = False
+        """Acquire, lead while renewing, and return once leadership is lost (or raise if cancelled)."""
+        leading: asyncio.Task[None] | None = None
+        renewing: asyncio.Task[None] | None = None
         try:
             await self._acquire()
-            leading = True
-            async with anyio.create_task_group() as tg:
-
-                async def lead() -> None:
-                    nonlocal failure
-                    try:
-                        await self._lead()
-                    except Exception as e:
-                        failure = e
-                        self._log.error("leading_task_failed", error=repr(e), exc_info=e)
-                        tg.cancel_scope.cancel()
-
-                async def renew() -> None:
-                    await self._renew()
-                    tg.cancel_scope.cancel()  # leadership lost: stop the guarded work
-
-                tg.start_soon(lead, name=f"leading:{self.config.name}")
-                tg.start_soon(renew, name=f"renew:{self.config.name}")
-        except BaseExceptionGroup as eg:
-            raise first_error(eg) from None
+            loop = asyncio.get_running_loop()
+            leading = loop.create_task(self._lead(), name=f"leading:{self.config.name}")
+            renewing = loop.create_task(self._renew(), name=f"renew:{self.config.name}")
+            done, _ = await asyncio.wait({leading, renewing}, return_when=asyncio.FIRST_COMPLETED)
+            if renewing not in done and (leading.cancelled() or leading.exception() is None):
+                await renewing  # the guarded work returned: keep holding the lease, as upstream does
         finally:
             with anyio.CancelScope(shield=True):
-                await self._stop(leading)
+                failure = await self._stop(leading, renewing)
         if failure is not None:
             raise failure
 
     async def _lead(self) -> None:
         await self.config.on_started_leading()
 
-    async def _stop(self, leading: bool) -> None:
-        """After the guarded work and the renewals have ended: release if configured, then call
-        on_stopped_leading."""
-        if leading:
+    async def _stop(
+        self, leading: asyncio.Task[None] | None, renewing: asyncio.Task[None] | None,
+    ) -> BaseException | None:
+        """Stop renewing, stop the guarded work, release if configured, then call on_stopped_leading.
+        Returns the exception the guarded work failed with, if any."""
+        failure: BaseException | None = None
+        for task in (renewing, leading):
+            if task is None:
+                continue
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+            except Exception as e:
+                if task is leading:
+                    failure = e
+                    self._log.error("leading_task_failed", error=repr(e), exc_info=e)
+        if leading is not None:
             if self.config.release_on_cancel:
                 with self.clock.move_on_after(self.config.renew_deadline):
                     await self._release()
             self.config.lock.record_event("stopped leading")
         self.config.on_stopped_leading()
+        return failure
 
     async def _acquire(self) -> None:
         """``acquire``: try now, then every jittered retry_period, until this candidate holds the lease."""

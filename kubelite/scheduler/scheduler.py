@@ -34,8 +34,6 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import anyio
-import anyio.abc
 import structlog
 
 from kubelite.api.types import Pod
@@ -57,7 +55,7 @@ from kubelite.scheduler.plugins import in_tree_registry
 from kubelite.scheduler.queue.scheduling_queue import UNSCHEDULABLE_FLUSH_INTERVAL, SchedulingQueue
 from kubelite.scheduler.schedule_one import ScheduleResult, schedule_pod
 from kubelite.scheduler.statistics import SchedulerStatistics, StatsRecorder
-from kubelite.supervise import first_error, report_error
+from kubelite.supervise import report_error
 
 __all__ = ["Scheduler"]
 
@@ -89,7 +87,6 @@ class Scheduler:
         self._explanations = Explanations(explain_capacity)
         self._stats = StatsRecorder()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._tg: anyio.abc.TaskGroup | None = None
         self._next_start = 0
         self._hints: dict[str, dict[str, list[ClusterEventWithHint]]] = {}
 
@@ -140,10 +137,6 @@ class Scheduler:
         return self._hints.get((spec.scheduler_name if spec is not None else None) or DEFAULT_SCHEDULER_NAME, {})
 
     def _spawn(self, fn: Callable[..., Any], *args: Any) -> None:
-        tg = self._tg
-        if tg is not None:  # inside run(): binding cycles and status writes belong to its task group
-            tg.start_soon(fn, *args)
-            return
         task = asyncio.get_running_loop().create_task(fn(*args))
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
@@ -162,26 +155,21 @@ class Scheduler:
         add_all_event_handlers(self)
         self.informers.start()
         await self.informers.wait_for_cache_sync()
+        flusher = asyncio.get_running_loop().create_task(self._flush_unschedulable())
         try:
-            # the flusher, binding cycles and status writes run in one task group: a bug in any of them
-            # ends the scheduler with that exception (never silent); cancelling run() cancels them all
-            async with anyio.create_task_group() as tg:
-                self._tg = tg
-                tg.start_soon(self._flush_unschedulable)
-                while True:
-                    qpi = await self.queue.pop_wait()
-                    self.schedule_one(qpi)
-                    # Let informer handlers and binding cycles run between scheduling cycles.
-                    await self.clock.sleep(0)
-        except BaseExceptionGroup as eg:
-            raise first_error(eg) from None
+            while True:
+                qpi = await self.queue.pop_wait()
+                self.schedule_one(qpi)
+                # Let informer handlers and binding cycles run between scheduling cycles.
+                await self.clock.sleep(0)
         finally:
-            self._tg = None
+            flusher.cancel()
             self.queue.close()
             tasks = list(self._tasks)
             for t in tasks:
                 t.cancel()
-            for t in tasks:  # spawned outside run(); their failures were reported by _task_done
+            # wait for each; their own failures were logged by _task_done as they happened
+            for t in (flusher, *tasks):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await t
 

@@ -138,6 +138,10 @@ class Store:
         self._history = history
         self.writes = 0
         self.events_delivered = 0
+        #: Called synchronously after every committed write, before any watcher hears of it, as
+        #: ``observer(table, type, revision, current, previous)`` (``previous`` is None for a create;
+        #: for a delete ``current`` is the final state). Observers must not write to the store.
+        self.observers: list[Callable[[Table, str, int, StoredObject, StoredObject | None], None]] = []
 
     # --- tables ---
     def add_table(
@@ -361,6 +365,9 @@ class Store:
         if len(hist) > table.history_limit:
             dropped = hist.popleft()
             table.dropped_rv = dropped.rv
+        if self.observers:
+            for observer in self.observers:
+                observer(table, ev.type, ev.rv, ev.cur, ev.prev)
         self._dispatch(table, ev)
 
     # --- watches ---

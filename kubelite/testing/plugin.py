@@ -32,7 +32,10 @@ from typing import Any
 
 import pytest
 
-__all__ = ["kubelite_cluster", "seed_for"]
+from kubelite.testing import fuzzing as _fuzz_plugin
+from kubelite.testing.fuzzing import kubelite_fuzz
+
+__all__ = ["kubelite_cluster", "kubelite_fuzz", "seed_for"]
 
 #: at most this many events go into a failure report (the latest ones)
 MAX_REPORTED_EVENTS = 200
@@ -58,6 +61,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("kubelite")
     group.addoption("--kubelite-seed", type=int, default=None, metavar="N",
                     help="Seed every kubelite_cluster with N (default: a hash of the test id).")
+    _fuzz_plugin.addoption(group)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -65,6 +69,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "kubelite(**options): options of the kubelite_cluster fixture (Cluster keywords, seed=)")
     config.addinivalue_line(
         "markers", "kubelite_allow_errors: do not fail the test when its kubelite_cluster logged component errors")
+    _fuzz_plugin.configure(config)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

@@ -70,5 +70,9 @@ class DelayingQueue(Queue[T]):
             handle.cancel()
         super()._begin_shutdown()
 
+    def next_waiting(self) -> float | None:
+        """The deadline of the earliest item waiting to be added, or None."""
+        return min((h.deadline for h in self._waiting.values()), default=None)
+
     def _num_waiting(self) -> int:
         return len(self._waiting)

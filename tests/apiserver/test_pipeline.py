@@ -67,7 +67,7 @@ async def test_apply_that_creates_needs_create_as_well_as_patch(cluster: Cluster
     alice = await grant(cluster, "alice", [rule(["patch", "get"], ["configmaps"])])
     with pytest.raises(Forbidden) as e:
         await alice.apply(cm("new", a="1"), field_manager="alice")
-    assert 'cannot create resource "configmaps"' in e.value.status.message
+    assert e.value.status.message == 'configmaps "new" is forbidden: '  # withAuthorization: NewForbidden(gr, name, reason)
     with pytest.raises(NotFound):
         await cluster.client.get(ConfigMap, "new")
     await cluster.client.create(cm("old", a="1"))
@@ -342,3 +342,65 @@ async def test_a_bug_is_a_500_and_writes_nothing(cluster: Cluster) -> None:
     assert isinstance(e.value.__cause__, ZeroDivisionError)
     with pytest.raises(NotFound):
         await cluster.client.get(ConfigMap, "x")
+
+
+# --- a rejected request changes nothing, whatever rejects it ---------------------------------------------
+
+
+def _rejections() -> dict[str, Any]:
+    """Requests that must each be rejected; every one runs against the same prepared cluster."""
+    sub = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "web"},
+           "target": {"kind": "Node", "name": "node-1"}}
+    return {
+        "invalid-create": lambda c: c.create({**cm("Bad_Name")}),
+        "invalid-update": lambda c: c.patch("pods", "web", {"spec": {"containers": [{"name": "c", "image": ""}]}},
+                                            patch_type="strategic"),
+        "stale-resource-version": lambda c: c.patch("configmaps", "cm", {"metadata": {"resourceVersion": "1"},
+                                                                         "data": {"a": "2"}}, patch_type="merge"),
+        "status-of-secret": lambda c: c.patch("secrets", "s", {"metadata": {"annotations": {"a": "b"}}},
+                                              subresource="status", patch_type="merge"),
+        "binding-bad-annotations": lambda c: c.create_subresource(
+            "pods", "web", "binding", {**sub, "metadata": {"name": "web", "annotations": {"a": 1}}}),
+        "binding-no-target": lambda c: c.create_subresource("pods", "web", "binding", {**sub, "target": {}}),
+        "eviction-precondition": lambda c: c.create_subresource("pods", "web", "eviction", {
+            "apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "web"},
+            "deleteOptions": {"preconditions": {"uid": "x"}}}),
+        "delete-bad-propagation": lambda c: c.delete("configmaps", "cm", cascade="Sideways"),
+        "apply-without-manager": lambda c: c.apply(cm("cm", a="9"), field_manager=""),
+        "strict-unknown-field": lambda c: c.create({**cm("u"), "bogus": 1}, field_validation="Strict"),
+        "scale-negative": lambda c: c.patch("deployments", "d", {"spec": {"replicas": -1}}, subresource="scale",
+                                            patch_type="merge"),
+        "service-ip-taken": lambda c: c.create({
+            "apiVersion": "v1", "kind": "Service", "metadata": {"name": "s2", "namespace": "default"},
+            "spec": {"clusterIP": "10.96.0.60", "ports": [{"port": 80}]}}),
+    }
+
+
+REJECTIONS = _rejections()
+
+
+def _snapshot(cluster: Cluster) -> tuple[int, dict[tuple[str, str, str], bytes]]:
+    objects = {}
+    for info in cluster.apiserver.registry:
+        table = cluster.apiserver.table(info)
+        for o in cluster.store.list(table).items:
+            objects[(info.plural, o.namespace, o.name)] = o.data
+    return cluster.store.revision, objects
+
+
+@pytest.mark.parametrize("case", sorted(REJECTIONS), ids=sorted(REJECTIONS))
+async def test_a_rejected_request_changes_nothing(cluster: Cluster, case: str) -> None:
+    c = cluster.client
+    await _budgeted(cluster)
+    await c.create(cm("cm", a="1"))
+    await c.create(Secret(metadata=ObjectMeta(name="s")))
+    await c.create({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "default"},
+                    "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {
+                        "metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c", "image": "x"}]}}}})
+    await c.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s1", "namespace": "default"},
+                    "spec": {"clusterIP": "10.96.0.60", "ports": [{"port": 80}]}})
+    before = _snapshot(cluster)
+    with pytest.raises(ApiError) as e:
+        await REJECTIONS[case](c)
+    assert 400 <= e.value.status.code < 500
+    assert _snapshot(cluster) == before

@@ -40,6 +40,7 @@ __all__ = [
     "Allocation",
     "Strategy",
     "StatusStrategy",
+    "SubresourceStrategy",
     "UpdateStrategy",
     "keep_system_meta",
 ]
@@ -230,30 +231,32 @@ class Strategy:
         return default_table(objs)
 
 
-class StatusStrategy:
-    """The ``/status`` endpoint's strategy (upstream's ``<kind>StatusStrategy``): only the status, plus
-    metadata annotations and finalizers for built-in kinds, come from the request."""
+class SubresourceStrategy:
+    """The strategy of a write through a subresource of ``main``'s kind: by default the object passes
+    unchanged and unvalidated, and everything about the kind itself (managedFields schema and reset
+    fields, canonicalization, escalation checks, after-write hooks, finalizers) is the main strategy's.
+    Subclasses say what their endpoint may change."""
 
-    subresource = "status"
+    subresource = ""
 
     def __init__(self, main: Strategy) -> None:
         self.main = main
         self.info = main.info
 
     def prepare_request(self, obj: dict[str, Any], old: dict[str, Any], *, mutated: bool) -> dict[str, Any]:
-        return self.main.prepare_status_update(obj, old)
+        return obj
 
     def prepare_for_update(self, obj: dict[str, Any], old: dict[str, Any], *, mutated: bool) -> None:
         pass
 
     def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return self.main.validate_status_update(obj, old)
+        return []
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         self.main.canonicalize(obj)
 
     def reset_fields(self) -> dict[str, Any] | None:
-        return {"f:spec": {}, "f:metadata": {"f:labels": {}, "f:annotations": {}}}
+        return self.main.reset_fields()
 
     def ssa_schema(self) -> Schema | None:
         return self.main.ssa_schema()
@@ -262,10 +265,26 @@ class StatusStrategy:
         self.main.authorize_write(user, obj, old)
 
     def allocate(self, obj: dict[str, Any], old: dict[str, Any] | None) -> Allocation | None:
-        return None
+        return None  # allocations follow the main resource's spec, which subresources do not change
 
     def after_write(self, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         self.main.after_write(obj, old)
 
     def spec_finalizers(self, obj: dict[str, Any]) -> list[str]:
         return self.main.spec_finalizers(obj)
+
+
+class StatusStrategy(SubresourceStrategy):
+    """The ``/status`` endpoint's strategy (upstream's ``<kind>StatusStrategy``): only the status, plus
+    metadata annotations and finalizers for built-in kinds, come from the request."""
+
+    subresource = "status"
+
+    def prepare_request(self, obj: dict[str, Any], old: dict[str, Any], *, mutated: bool) -> dict[str, Any]:
+        return self.main.prepare_status_update(obj, old)
+
+    def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return self.main.validate_status_update(obj, old)
+
+    def reset_fields(self) -> dict[str, Any] | None:
+        return {"f:spec": {}, "f:metadata": {"f:labels": {}, "f:annotations": {}}}

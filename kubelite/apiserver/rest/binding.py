@@ -20,7 +20,7 @@ import msgspec
 from kubelite.api.resources import CREATE_ONLY, ResourceInfo
 from kubelite.apiserver.handlers.update import copy_json
 from kubelite.apiserver.registry.store import Write
-from kubelite.apiserver.registry.strategy import Strategy
+from kubelite.apiserver.registry.strategy import SubresourceStrategy
 from kubelite.apiserver.request import Request, Response
 from kubelite.apiserver.scope import Scope
 from kubelite.errors import BadRequest, Conflict, FieldError, invalid
@@ -31,46 +31,15 @@ _encode = msgspec.json.Encoder().encode
 SUCCESS = _encode({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201})
 
 
-class BindingStrategy:
+class BindingStrategy(SubresourceStrategy):
     """The pod update a binding makes: only ``spec.nodeName``, annotations and the PodScheduled condition
-    change, past the pod's update rules (``spec`` is otherwise immutable), so only the metadata is
-    validated."""
+    change, past the pod's update rules (``spec`` is otherwise immutable) as upstream's
+    setPodHostAndAnnotations writes them; the Binding's decode checked the types."""
 
     subresource = "binding"
 
-    def __init__(self, main: Strategy) -> None:
-        self.main = main
-        self.info = main.info
-
-    def prepare_request(self, obj: dict[str, Any], old: dict[str, Any], *, mutated: bool) -> dict[str, Any]:
-        return obj
-
-    def prepare_for_update(self, obj: dict[str, Any], old: dict[str, Any], *, mutated: bool) -> None:
-        pass
-
-    def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return []  # upstream's setPodHostAndAnnotations writes past validation; the decode checked the types
-
     def canonicalize(self, obj: dict[str, Any]) -> None:
         pass  # assignPod stores past the strategy
-
-    def reset_fields(self) -> dict[str, Any] | None:
-        return self.main.reset_fields()
-
-    def ssa_schema(self) -> Any:
-        return self.main.ssa_schema()
-
-    def authorize_write(self, user: Any, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-        pass
-
-    def allocate(self, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-        return None
-
-    def after_write(self, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
-        self.main.after_write(obj, old)
-
-    def spec_finalizers(self, obj: dict[str, Any]) -> list[str]:
-        return []
 
 
 class BindingREST:

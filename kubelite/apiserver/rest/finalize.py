@@ -8,20 +8,17 @@ from typing import Any
 
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.handlers import update
-from kubelite.apiserver.registry.strategy import Strategy
+from kubelite.apiserver.registry.strategy import SubresourceStrategy
 from kubelite.apiserver.request import Request, Response
 from kubelite.apiserver.scope import Scope
-from kubelite.errors import FieldError
 
 __all__ = ["FinalizeREST", "FinalizeStrategy"]
 
 
-class FinalizeStrategy:
-    subresource = "finalize"
+class FinalizeStrategy(SubresourceStrategy):
+    """Only ``spec.finalizers`` come from the request (upstream's namespaceFinalizeStrategy)."""
 
-    def __init__(self, main: Strategy) -> None:
-        self.main = main
-        self.info = main.info
+    subresource = "finalize"
 
     def prepare_request(self, obj: dict[str, Any], old: dict[str, Any], *, mutated: bool) -> dict[str, Any]:
         """The stored namespace with only ``spec.finalizers`` from the request."""
@@ -34,33 +31,6 @@ class FinalizeStrategy:
             spec.pop("finalizers", None)
         result["spec"] = spec
         return result
-
-    def prepare_for_update(self, obj: dict[str, Any], old: dict[str, Any], *, mutated: bool) -> None:
-        pass
-
-    def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return []
-
-    def canonicalize(self, obj: dict[str, Any]) -> None:
-        self.main.canonicalize(obj)
-
-    def reset_fields(self) -> dict[str, Any] | None:
-        return self.main.reset_fields()
-
-    def ssa_schema(self) -> Any:
-        return self.main.ssa_schema()
-
-    def authorize_write(self, user: Any, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-        pass
-
-    def allocate(self, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-        return None
-
-    def after_write(self, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
-        self.main.after_write(obj, old)
-
-    def spec_finalizers(self, obj: dict[str, Any]) -> list[str]:
-        return self.main.spec_finalizers(obj)
 
 
 class FinalizeREST:
