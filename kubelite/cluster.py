@@ -532,6 +532,7 @@ class Cluster:
             self._quiescibles.append(part)
 
     def untrack(self, part: Quiescible) -> None:
+        """Stop :meth:`quiesce` waiting for ``part``."""
         if part in self._quiescibles:
             self._quiescibles.remove(part)
 

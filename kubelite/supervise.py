@@ -254,11 +254,9 @@ class Supervisor:
         if host is not None:
             # cancel the tasks one by one in the order they were started, then wait for each: anyio would
             # cancel a whole group in set order, which differs between runs and would break replay
-            handles = list(self._handles)
-            for h in handles:
+            # (synchronously, before any await: a close() that is itself cancelled still closes)
+            for h in list(self._handles):
                 h.cancel()
-            for h in handles:
-                await h.wait()
             if self._closing is not None:
                 self._closing.set()
             if not host.done():
