@@ -49,7 +49,7 @@ async def untaint(cluster: Cluster) -> None:
 
 
 def new_cluster(nodes: int, controllers: bool) -> Cluster:
-    return Cluster(seed=1, nodes=[{"count": nodes, "capacity": {"cpu": "64", "memory": "256Gi", "pods": "250"}}],
+    return Cluster(seed=1, tune_gc=True, nodes=[{"count": nodes, "capacity": {"cpu": "64", "memory": "256Gi", "pods": "250"}}],
                    controllers=["replicaset", "deployment"] if controllers else False, track_managed_fields=False)
 
 

@@ -74,7 +74,7 @@ def cm(i: int) -> dict[str, Any]:
 
 
 def bare() -> Cluster:
-    return Cluster(seed=1, track_managed_fields=False, scheduler=False, controllers=False, network=False)
+    return Cluster(seed=1, tune_gc=True, track_managed_fields=False, scheduler=False, controllers=False, network=False)
 
 
 async def informer_fanout(n_events: int, n_informers: int) -> tuple[Cost, Cost]:

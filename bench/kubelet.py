@@ -67,7 +67,7 @@ class Bound(NamedTuple):
 
 
 async def pods_to_running(nodes: int, n: int, events: bool) -> Bound:
-    async with Cluster(seed=1, **BARE) as cluster:
+    async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
         reg = ImageRegistry()
         reg.add("app:1", ImageProfile())
         pool = NodePool(cluster, nodes, registry=reg, events=events, preload=("app:1",))
@@ -84,7 +84,7 @@ async def pods_to_running(nodes: int, n: int, events: bool) -> Bound:
         rate = n / (time.perf_counter() - t0)
         patches = sum(k.patches for k in pool)
         written = {w.name: w.pending_status for k in pool for w in k.workers.values()}
-    async with Cluster(seed=1, **BARE) as cluster:
+    async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
         # the floors: the same creates with nobody watching, then the kubelets' status patches replayed
         client = cluster.client
         t0 = time.perf_counter()
@@ -127,7 +127,7 @@ async def _heartbeat_write_cost(cluster: Cluster, pool: NodePool, rounds: int) -
 
 async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> Hour:
     sim = 3600.0 * hours
-    async with Cluster(seed=1, **BARE) as cluster:
+    async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
         reg = ImageRegistry()
         reg.add("app:1", ImageProfile(ready_after=5))
         pool = NodePool(cluster, nodes, registry=reg, events=events, preload=("app:1",),
@@ -148,7 +148,7 @@ async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> Hour
         per_renewal, per_report = await _heartbeat_write_cost(cluster, pool, 5)
         reports = len(pool) * sim / NODE_REPORT_INTERVAL
         writes_wall = renewals * per_renewal + reports * per_report
-    async with Cluster(seed=1, **BARE) as cluster:  # the cluster's own housekeeping for the same hour
+    async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:  # the cluster's own housekeeping for the same hour
         t1 = time.perf_counter()
         await cluster.advance(sim)
         empty_wall = time.perf_counter() - t1

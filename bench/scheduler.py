@@ -81,7 +81,7 @@ async def fake_kubelet(cluster: Cluster) -> None:
 
 async def floor(args: argparse.Namespace, workload: str) -> float:
     """Creates + bindings with no scheduler: pods/s of the API work alone."""
-    async with Cluster(seed=1, track_managed_fields=False, scheduler=False, controllers=False) as cluster:
+    async with Cluster(seed=1, tune_gc=True, track_managed_fields=False, scheduler=False, controllers=False) as cluster:
         await make_nodes(cluster, args.nodes, workload)
         t0 = time.perf_counter()
         for i in range(args.measured):
@@ -92,7 +92,7 @@ async def floor(args: argparse.Namespace, workload: str) -> float:
 
 
 async def run(args: argparse.Namespace, workload: str) -> dict[str, Any]:
-    async with Cluster(seed=1, track_managed_fields=False, scheduler=False, controllers=False) as cluster:
+    async with Cluster(seed=1, tune_gc=True, track_managed_fields=False, scheduler=False, controllers=False) as cluster:
         await make_nodes(cluster, args.nodes, workload)
         factory = SharedInformerFactory(cluster.client, clock=cluster.clock, rng=cluster.rng)
         sched = Scheduler(cluster.client, factory, clock=cluster.clock, rng=cluster.rng)

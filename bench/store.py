@@ -67,7 +67,7 @@ async def bench_pipeline(n: int) -> dict[str, float]:
         store.create(table, b)
     floor_store = time.perf_counter() - t0
 
-    async with Cluster(seed=1, track_managed_fields=True, **API_ONLY) as cluster:
+    async with Cluster(seed=1, tune_gc=True, track_managed_fields=True, **API_ONLY) as cluster:
         stream = await cluster.client.open_watch("pods", capacity=n + 10)
         c = cluster.client
         t0 = time.perf_counter()
@@ -90,7 +90,7 @@ async def bench_pipeline(n: int) -> dict[str, float]:
                 "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2025-01-01T00:00:00Z"}],
             }}, patch_type="merge", subresource="status")
         status_patch = time.perf_counter() - t0
-    async with Cluster(seed=1, track_managed_fields=False, **API_ONLY) as cluster:
+    async with Cluster(seed=1, tune_gc=True, track_managed_fields=False, **API_ONLY) as cluster:
         c = cluster.client
         t0 = time.perf_counter()
         for b in bodies:
@@ -194,7 +194,7 @@ async def bench_start(runs: int = 50) -> None:
     full = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        async with Cluster(seed=1, **API_ONLY):
+        async with Cluster(seed=1, tune_gc=True, **API_ONLY):
             times.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         async with Cluster(seed=1):

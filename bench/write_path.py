@@ -46,7 +46,7 @@ async def timed(n: int, fn: Callable[[int], Awaitable[Any]]) -> float:
 
 async def one_run(n: int) -> dict[str, float]:
     out: dict[str, float] = {}
-    async with Cluster(seed=1, **API_ONLY) as cluster:
+    async with Cluster(seed=1, tune_gc=True, **API_ONLY) as cluster:
         c = cluster.client
         with await c.open_watch("pods", capacity=5 * n + 10):
             out.update(await _writes(c, n))

@@ -16,10 +16,19 @@ Contract:
   priority classes and a default ``standard`` StorageClass (WaitForFirstConsumer, served by the
   built-in provisioner, as kind ships one). Housekeeping runs on the clock: etcd-style compaction every 5 minutes (to the
   revision seen at the previous run, as kube-apiserver does) and watch bookmarks every minute.
-- On exit every task the cluster started is cancelled and awaited.
-- While a cluster runs, CPython's gen-0 GC threshold is raised to ``GC_GEN0_THRESHOLD`` (restored when the
-  last running cluster exits; ``tune_gc=False`` opts out): the cyclic collector otherwise dominates the
-  cost of decoding API objects.
+- Never silent. Every task the cluster starts runs in its anyio task group
+  (:class:`kubelite.supervise.Supervisor`); on exit every one is cancelled and awaited. A component that
+  dies of an unexpected exception is logged at ERROR with its traceback, and that exception is raised by
+  the next :meth:`Cluster.advance`, :meth:`Cluster.settle` or :meth:`Cluster.wait_for` and by the exit of
+  the ``async with``. The same holds for every controller :class:`~kubelite.controllers.Manager` started
+  while the cluster runs (``cluster.managers``), e.g. one whose controller has ``recover_panic=False``.
+  Errors components recover from (a reconcile that raised something other than an ``ApiError``, an
+  informer event handler that raised) are logged at ERROR and recorded in :attr:`Cluster.errors`; the
+  pytest plugin fails a test whose cluster recorded any, unless it is marked ``kubelite_allow_errors``.
+- Misuse is an error, not a hang: a cluster used without ``async with`` raises ``RuntimeError`` saying so.
+- No process-wide side effects by default. ``tune_gc=True`` raises CPython's gen-0 GC threshold to
+  ``GC_GEN0_THRESHOLD`` while the cluster runs (restored when the last tuned cluster exits, also when a
+  cluster fails to start): the cyclic collector otherwise dominates the cost of decoding API objects.
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ import gc
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -50,6 +59,14 @@ from kubelite.client import Client
 from kubelite.clock import DEFAULT_IDLE_GRACE, EPOCH, Clock, RealClock, VirtualClock, format_time
 from kubelite.logs import cluster_time
 from kubelite.store import Store
+from kubelite.supervise import ErrorLog, Supervisor, TaskHandle, current_error_log
+
+if TYPE_CHECKING:
+    from kubelite.controllers import Manager
+    from kubelite.informer import SharedInformerFactory
+    from kubelite.kubelet import Kubelet, NodePool
+    from kubelite.network import Network
+    from kubelite.scheduler import Scheduler
 from kubelite.watchdog import DEFAULT_PER_OBJECT, DEFAULT_TOTAL, LivelockDetector
 
 __all__ = ["GC_GEN0_THRESHOLD", "Cluster", "NotQuiescent", "Quiescible", "tuned_gc"]
@@ -157,7 +174,7 @@ class Cluster:
     def __init__(
         self, *, seed: int = 0, virtual_time: bool = True, autojump: bool = True, start_time: float = EPOCH,
         clock: Clock | None = None, track_managed_fields: bool = True, history: int | None = None,
-        tune_gc: bool = True, nodes: int | Sequence[Mapping[str, Any]] = 0, scheduler: bool = True,
+        tune_gc: bool = False, nodes: int | Sequence[Mapping[str, Any]] = 0, scheduler: bool = True,
         controllers: bool | Sequence[str] = True, controller_options: dict[str, Any] | None = None,
         image_registry: Any = None, network: bool = True, proxy_mode: str = "iptables",
         event_ttl: float | None = 3600.0,
@@ -189,14 +206,17 @@ class Cluster:
         total = sum(int(n.get("count", 1)) for n in self._node_specs)
         self.node_addresses = NodeAddresses(cluster_cidr_for(total))
         self._proxy_mode = proxy_mode
-        self.network: Any = None
-        self._network_informers: Any = None
+        #: the data plane (kube-proxy per node, DNS, traffic), when ``network=True``
+        self.network: Network | None = None
+        self._network_informers: SharedInformerFactory | None = None
         # informer factories the cluster created for its components; shut down on exit
-        self._factories: list[Any] = []
-        self.scheduler: Any = None
-        self.controller_manager: Any = None
+        self._factories: list[SharedInformerFactory] = []
+        #: the default kube-scheduler, when one runs
+        self.scheduler: Scheduler | None = None
+        #: the built-in kube-controller-manager, while it runs
+        self.controller_manager: Manager | None = None
         self.controllers_started: list[str] = []
-        self.node_pools: list[Any] = []
+        self.node_pools: list[NodePool] = []
         self.rng = random.Random(seed)
         if clock is None:
             clock = (VirtualClock(start=start_time, autojump=autojump, idle_grace=idle_grace) if virtual_time
@@ -207,19 +227,63 @@ class Cluster:
             clock=self.clock, rng=self.rng, store=self.store, track_managed_fields=track_managed_fields,
             event_ttl=event_ttl,
         )
-        self.client = Client(self.apiserver)
+        self._client = Client(self.apiserver)
+        # faults and admission hooks name resources the way the client does (a name matching nothing errors)
+        self.apiserver.faults.registry = self.apiserver.registry
+        self.apiserver.admission.registry = self.apiserver.registry
         # the livelock watchdog sees every committed write; a run writing without bound at one virtual instant
         # stops with LivelockError from the call driving time (advance, settle, wait_for)
         self.watchdog = LivelockDetector(self.clock.now, per_object=livelock_per_object, total=livelock_total,
                                          format_time=format_time)
         self.store.observers.append(self._watch_write)
-        # Background tasks are plain asyncio tasks (not an anyio task group) so a cluster can be entered
-        # and exited from different tasks, as pytest-asyncio does with async fixtures.
-        self._tasks: list[asyncio.Task[Any]] = []
+        # Background tasks run in one anyio task group hosted by the supervisor's own task, so a cluster
+        # can be entered and exited from different tasks, as pytest-asyncio does with async fixtures.
+        self._supervisor = Supervisor("cluster")
+        #: errors components logged and recovered from, and the managers started while this cluster runs
+        self.errors = ErrorLog()
         self._clock_cm: Any = None
         self._started = False
         #: what :meth:`quiesce` waits for besides the built-in controller manager (see ``track``)
         self._quiescibles: list[Quiescible] = []
+        self._gc_tuned = False
+        self._entered = False
+
+    def _require_running(self) -> None:
+        if not self._started:
+            raise RuntimeError("the cluster is not running: use it as `async with kubelite.Cluster(...) as cluster:`")
+
+    @property
+    def client(self) -> Client:
+        """The admin client (``system:masters``). Only while the cluster runs (inside ``async with``)."""
+        self._require_running()
+        return self._client
+
+    @property
+    def managers(self) -> list[Manager]:
+        """Every controller manager running on this cluster: the built-in kube-controller-manager (when it
+        runs) and each :class:`~kubelite.controllers.Manager` started while the cluster runs."""
+        from kubelite.controllers import Manager
+
+        out: list[Manager] = [] if self.controller_manager is None else [self.controller_manager]
+        out.extend(m for m in self.errors.attached if isinstance(m, Manager) and m is not self.controller_manager)
+        return out
+
+    def _raise_failure(self) -> None:
+        """Raise the exception a component died of, if one did and nobody has been told yet."""
+        failure = self._take_failure()
+        if failure is not None:
+            raise failure
+
+    def _take_failure(self) -> BaseException | None:
+        sup = self._supervisor
+        if sup.failure is not None and not getattr(self, "_supervisor_failure_raised", False):
+            self._supervisor_failure_raised = True
+            return sup.failure
+        for m in self.errors.attached:
+            failure = m.take_failure()
+            if failure is not None:
+                return failure  # type: ignore[no-any-return]
+        return None
 
     def _watch_write(self, table: Any, type_: str, rv: int, cur: Any, prev: Any) -> None:
         """Every committed write, to the livelock watchdog."""
@@ -227,19 +291,27 @@ class Cluster:
 
     # --- lifecycle ---
     async def __aenter__(self) -> Cluster:
-        if self._tune_gc:
-            _tune_gc(True)
-        # log lines from this cluster's tasks carry its virtual time (tasks copy the context on creation)
-        self._log_token = cluster_time.set(lambda: self.clock.now() - EPOCH)
-        running = getattr(self.clock, "running", None)
-        if running is not None:
-            self._clock_cm = running()
-            await self._clock_cm.__aenter__()
-        self._bootstrap()
-        self._started = True
-        self.start_soon(self._every, COMPACTION_INTERVAL, self._compact_tick, name="compaction")
-        self.start_soon(self._every, BOOKMARK_INTERVAL, self.apiserver.send_bookmarks, name="bookmarks")
+        if self._entered:
+            raise RuntimeError("a Cluster can be entered only once; make a new one")
+        self._entered = True
         try:
+            if self._tune_gc:
+                _tune_gc(True)
+                self._gc_tuned = True
+            # log lines from this cluster's tasks carry its virtual time, and the errors they report land in
+            # its error log (tasks copy the context on creation)
+            self._log_token = cluster_time.set(lambda: self.clock.now() - EPOCH)
+            self._errors_token = current_error_log.set(self.errors)
+            running = getattr(self.clock, "running", None)
+            if running is not None:
+                cm = running()
+                await cm.__aenter__()
+                self._clock_cm = cm
+            self._bootstrap()
+            self._started = True
+            self._supervisor.open()
+            self.start_soon(self._every, COMPACTION_INTERVAL, self._compact_tick, name="compaction")
+            self.start_soon(self._every, BOOKMARK_INTERVAL, self.apiserver.send_bookmarks, name="bookmarks")
             await self._start_components()
         except BaseException:
             await self.__aexit__(None, None, None)
@@ -293,21 +365,31 @@ class Cluster:
         mgr = Manager(kcm, clock=self.clock, rng=self.rng)
         broadcaster = EventBroadcaster(kcm, clock=self.clock, rng=self.rng)
         self.start_soon(broadcaster.run, name="controller-events")
-        ctx = ControllerContext(
-            client=mgr.client, manager=mgr, informers=mgr.informers, clock=self.clock, rng=self.rng,
-            broadcaster=broadcaster, start_soon=self.start_soon, options=options,
-            # --use-service-account-credentials: each controller writes as kube-system/<its service account>
-            client_builder=lambda sa: Client(self.apiserver, user=service_account_user("kube-system", sa),
-                                             field_manager="kube-controller-manager"),
-        )
         names = None if self._want_controllers is True else list(self._want_controllers)  # type: ignore[arg-type]
-        self.controllers_started = start_controllers(ctx, names)
+
+        def register(m: Manager) -> None:
+            # the built-in controllers capture the manager's informers: after mgr.crash() they are built
+            # again on the new ones (mgr.restart() calls this)
+            ctx = ControllerContext(
+                client=m.client, manager=m, informers=m.informers, clock=self.clock, rng=self.rng,
+                broadcaster=broadcaster, start_soon=self.start_soon, options=options,
+                # --use-service-account-credentials: each controller writes as kube-system/<its service account>
+                client_builder=lambda sa: Client(self.apiserver, user=service_account_user("kube-system", sa),
+                                                 field_manager="kube-controller-manager"),
+            )
+            self.controllers_started = start_controllers(ctx, names)
+
+        register(mgr)
+        mgr.rebuild = register
         self.controller_manager = mgr
         await mgr.start()
 
     async def crash_controller_manager(self) -> None:
-        """Fault switch: kube-controller-manager dies; every controller's memory (queues, expectations,
-        informer caches) is lost. Objects keep whatever state the controllers had written."""
+        """Fault switch: the built-in kube-controller-manager dies; every built-in controller's memory
+        (queues, expectations, informer caches) is lost. Objects keep whatever state the controllers had
+        written. Your own managers (``cluster.managers``) keep running, as separate processes would:
+        crash them with ``await mgr.crash()``. (``await cluster.controller_manager.crash()`` followed by
+        ``restart()`` is equivalent to this and :meth:`restart_controller_manager`.)"""
         if self.controller_manager is not None:
             await self.controller_manager.stop()
             self.controller_manager = None
@@ -318,7 +400,7 @@ class Cluster:
         if self.controller_manager is None and self._want_controllers:
             await self._start_controller_manager()
 
-    async def add_nodes(self, count: int = 1, **pool: Any) -> Any:
+    async def add_nodes(self, count: int = 1, **pool: Any) -> NodePool | None:
         """Start a pool of ``count`` kubelets (see :class:`kubelite.kubelet.NodePool`); returns the pool."""
         if count <= 0:
             return None
@@ -335,7 +417,7 @@ class Cluster:
                 self.network.add_node(name)
         return nodes
 
-    def kubelet(self, node_name: str) -> Any:
+    def kubelet(self, node_name: str) -> Kubelet:
         """The kubelet of a node (for fault switches: ``stop()``, ``start()``, ``break_cni()``, ...)."""
         for p in self.node_pools:
             if node_name in p.kubelets:
@@ -345,42 +427,57 @@ class Cluster:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None,
     ) -> None:
+        failures: list[BaseException] = []
         try:
             if self.controller_manager is not None:
-                await self.controller_manager.stop()
+                try:
+                    await self.controller_manager.stop()
+                except Exception as e:
+                    failures.append(e)
                 self.controller_manager = None
+            for m in list(self.errors.attached):
+                if m.started:
+                    try:
+                        await m.stop()
+                    except Exception as e:
+                        failures.append(e)
             if self._network_informers is not None:
-                for proxy in list(self.network.proxies.values()):
+                for proxy in list(self.network.proxies.values()) if self.network is not None else []:
                     proxy.stop()
-                await self._network_informers.shutdown()
+                await self._network_informers.shutdown(raise_failure=False)
                 self._network_informers = None
             factories, self._factories = self._factories, []
             for f in factories:
-                await f.shutdown()
-            tasks, self._tasks = self._tasks, []
-            for t in tasks:
-                t.cancel()
-            results = await asyncio.gather(*tasks, return_exceptions=True)
+                await f.shutdown(raise_failure=False)
+            await self._supervisor.close(raise_failure=False)
             self._started = False
-            errors = [r for r in results if isinstance(r, Exception)]
-            if errors and exc is None:
-                raise errors[0]
+            failure = self._take_failure()
+            if failure is not None:
+                failures.append(failure)
+            if failures and exc is None:
+                raise failures[0]
         finally:
             self.apiserver.event_ttl.close()
+            self._started = False
             self.store.close_watches(reason="cluster stopped")
             if self._clock_cm is not None:
                 await self._clock_cm.__aexit__(exc_type, exc, tb)
                 self._clock_cm = None
-            if self._tune_gc:
+            if self._gc_tuned:
+                self._gc_tuned = False
                 _tune_gc(False)
-            with contextlib.suppress(ValueError):
-                cluster_time.reset(self._log_token)
+            for var, token in ((cluster_time, getattr(self, "_log_token", None)),
+                               (current_error_log, getattr(self, "_errors_token", None))):
+                if token is not None:
+                    with contextlib.suppress(ValueError):
+                        var.reset(token)  # type: ignore[attr-defined]
 
-    def start_soon(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any, name: str | None = None) -> None:
-        """Run a background task for the cluster's lifetime (cancelled on exit)."""
-        if not self._started:
-            raise RuntimeError("the cluster is not running (use `async with Cluster() as cluster:`)")
-        self._tasks.append(asyncio.get_running_loop().create_task(fn(*args), name=name))
+    def start_soon(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any, name: str | None = None
+                   ) -> TaskHandle:
+        """Run a background task for the cluster's lifetime, in its task group (cancelled on exit; an
+        exception it raises fails the cluster, see the module docstring). The handle stops it early."""
+        self._require_running()
+        return self._supervisor.start_soon(fn, *args, name=name)
 
     def _bootstrap(self) -> None:
         srv = self.apiserver
@@ -411,6 +508,7 @@ class Cluster:
     # --- time ---
     @property
     def now(self) -> float:
+        """The cluster clock's current time (seconds since the Unix epoch)."""
         return self.clock.now()
 
     @contextlib.asynccontextmanager
@@ -434,27 +532,37 @@ class Cluster:
             watchdog.done_driving(task)
 
     async def advance(self, seconds: float) -> None:
-        """Let ``seconds`` of (virtual) time pass; everything due on the way runs. Raises
-        :class:`~kubelite.watchdog.LivelockError` if the cluster livelocks on the way."""
+        """Let ``seconds`` of (virtual) time pass; everything due on the way runs. Raises the exception a
+        component died of, if one did, and :class:`~kubelite.watchdog.LivelockError` if the cluster livelocks
+        on the way."""
+        self._require_running()
+        self._raise_failure()
         async with self._driving():
             await self.clock.advance(seconds)
+        self._raise_failure()
 
     async def settle(self) -> None:
-        """Run until every task is idle, without moving time (LivelockError as :meth:`advance`)."""
+        """Run until every task is idle, without moving time. Raises the exception a component died of,
+        if one did (LivelockError as :meth:`advance`)."""
+        self._require_running()
+        self._raise_failure()
         async with self._driving():
             await self.clock.settle()
+        self._raise_failure()
 
     async def wait_for(
         self, predicate: Callable[[], Any], *, timeout: float = 60.0, interval: float = 0.1,  # noqa: ASYNC109
     ) -> Any:
         """Advance time until ``predicate()`` (sync or async) returns a truthy value; TimeoutError after
         ``timeout`` seconds of cluster time. Returns that value."""
+        self._require_running()
         async with self._driving():
             return await self._wait_for(predicate, timeout, interval)
 
     async def _wait_for(self, predicate: Callable[[], Any], timeout: float, interval: float) -> Any:  # noqa: ASYNC109
         deadline = self.clock.now() + timeout
         while True:
+            self._raise_failure()
             value = predicate()
             if isinstance(value, Awaitable):
                 value = await value
@@ -463,6 +571,7 @@ class Cluster:
             if self.clock.now() >= deadline:
                 raise TimeoutError(f"condition not met within {timeout:g}s of cluster time")
             await self.clock.settle()
+            self._raise_failure()
             value = predicate()
             if isinstance(value, Awaitable):
                 value = await value
@@ -476,6 +585,7 @@ class Cluster:
             self._quiescibles.append(part)
 
     def untrack(self, part: Quiescible) -> None:
+        """Stop :meth:`quiesce` waiting for ``part``."""
         if part in self._quiescibles:
             self._quiescibles.remove(part)
 
@@ -506,9 +616,12 @@ class Cluster:
         within ``horizon`` seconds. Later timers (periodic requeues, resyncs, lease renewals) may be
         pending: quiescence means there is nothing to do now, not that time stands still. While the
         cluster is not quiescent, time advances to the next timer (or the next retry)."""
+        self._require_running()
         deadline = self.clock.now() + timeout
         while True:
+            self._raise_failure()
             await self.clock.settle()
+            self._raise_failure()
             reason, due = self._busy(horizon)
             if reason is None:
                 return
@@ -534,10 +647,12 @@ class Cluster:
         return self.client.as_user(name, groups)
 
     def add_token(self, token: str, name: str, groups: Sequence[str] = ()) -> None:
+        """Register a bearer token for user ``name`` in ``groups`` (a static token file entry)."""
         gs = tuple(groups)
         self.apiserver.authenticator.add_token(token, UserInfo(name=name, groups=gs))
 
     def client_with_token(self, token: str | None) -> Client:
+        """A client authenticating with ``token`` (401 Unauthorized when it is unknown)."""
         return self.client.with_token(token)
 
     # --- HTTP ---
@@ -559,6 +674,8 @@ class Cluster:
     # --- faults ---
     @property
     def faults(self) -> FaultInjector:
+        """The apiserver's fault injector (``inject(409, verb=..., resource=...)``; resources named as the client names
+        them)."""
         return self.apiserver.faults
 
     def close_watches(self) -> int:

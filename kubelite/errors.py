@@ -101,6 +101,7 @@ class ApiError(Exception):
         causes: Sequence[StatusCause] | None = None,
         retry_after_seconds: int | None = None,
     ) -> ApiError:
+        """An error of this class with ``message`` and the ``Status`` details upstream would set."""
         details = None
         if name is not None or group is not None or kind is not None or causes or retry_after_seconds:
             details = StatusDetails(
@@ -114,10 +115,12 @@ class ApiError(Exception):
 
     @property
     def message(self) -> str:
+        """The ``Status`` message."""
         return self.status.message
 
     @property
     def causes(self) -> list[StatusCause]:
+        """The field-level causes of the ``Status`` (422 Invalid's field paths)."""
         return list(self.status.details.causes or []) if self.status.details else []
 
     def __repr__(self) -> str:
@@ -125,6 +128,7 @@ class ApiError(Exception):
 
 
 class BadRequest(ApiError):
+    """400 BadRequest: the request is malformed (``apierrors.NewBadRequest``)."""
     code = 400
     reason = "BadRequest"
 
@@ -135,6 +139,7 @@ class Unauthorized(ApiError):
 
 
 class Forbidden(ApiError):
+    """403 Forbidden: RBAC (or admission) denied the request (``apierrors.NewForbidden``)."""
     code = 403
     reason = "Forbidden"
 
@@ -156,11 +161,13 @@ class Forbidden(ApiError):
 
 
 class NotFound(ApiError):
+    """404 NotFound (``apierrors.NewNotFound``)."""
     code = 404
     reason = "NotFound"
 
     @classmethod
     def for_object(cls, group: str, resource: str, name: str) -> ApiError:
+        """Upstream's ``<resource> "<name>" not found`` for an object."""
         return cls.make(f'{_qualified(group, resource)} "{name}" not found', name=name, group=group, kind=resource)
 
 
@@ -170,22 +177,27 @@ class MethodNotAllowed(ApiError):
 
 
 class AlreadyExists(ApiError):
+    """409 AlreadyExists: an object with that name exists (``apierrors.NewAlreadyExists``)."""
     code = 409
     reason = "AlreadyExists"
 
     @classmethod
     def for_object(cls, group: str, resource: str, name: str) -> ApiError:
+        """The error for ``group``/``kind`` named ``name`` (upstream's message)."""
         return cls.make(
             f'{_qualified(group, resource)} "{name}" already exists', name=name, group=group, kind=resource
         )
 
 
 class Conflict(ApiError):
+    """409 Conflict: a stale resourceVersion or a field-manager conflict (``apierrors.NewConflict``); re-read and
+    retry."""
     code = 409
     reason = "Conflict"
 
     @classmethod
     def for_object(cls, group: str, resource: str, name: str, why: str) -> ApiError:
+        """Upstream's "the object has been modified" conflict for an object."""
         return cls.make(
             f'Operation cannot be fulfilled on {_qualified(group, resource)} "{name}": {why}',
             name=name,
@@ -207,11 +219,13 @@ class UnsupportedMediaType(ApiError):
 
 
 class Invalid(ApiError):
+    """422 Invalid: validation failed; ``causes`` name the fields (``apierrors.NewInvalid``)."""
     code = 422
     reason = "Invalid"
 
 
 class TooManyRequests(ApiError):
+    """429 TooManyRequests: throttled or an eviction a PodDisruptionBudget forbids; retry later."""
     code = 429
     reason = "TooManyRequests"
 

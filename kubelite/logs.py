@@ -61,7 +61,8 @@ def configure(level: str | int | None = None) -> None:
             structlog.processors.add_log_level,
             _add_reconcile_context,
             _add_cluster_time,
-            structlog.dev.ConsoleRenderer(colors=False),
+            # plain tracebacks: no locals (no memory addresses) in what a run logs
+            structlog.dev.ConsoleRenderer(colors=False, exception_formatter=structlog.dev.plain_traceback),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(lvl),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),

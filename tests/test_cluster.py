@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
+
+import pytest
 
 from kubelite.cluster import Cluster
 
@@ -49,3 +52,51 @@ async def test_controller_manager_crash_and_restart_converges_from_the_api() -> 
         await cluster.restart_controller_manager()
         await cluster.wait_for(three, timeout=120)
         assert victim not in await pods()
+
+
+@pytest.mark.parametrize("how", ["cluster-switch", "manager-crash"], ids=["cluster-switch", "manager-crash"])
+async def test_crashing_kube_controller_manager_leaves_user_managers_running(how: str) -> None:
+    """Any manager crashes and restarts (``cluster.managers``): the built-in one through the cluster's switch or
+    its own ``crash()``/``restart()`` (its controllers are built again on the new informers); a user's
+    manager is another process and keeps reconciling meanwhile."""
+    from kubelite.controllers import Manager, Request
+
+    async with Cluster(seed=3, nodes=1, controllers=["replicaset", "deployment"], network=False) as cluster:
+        c = cluster.client
+        seen: list[str] = []
+
+        async def reconcile(req: Request) -> None:
+            seen.append(req.name)
+
+        mine = Manager(c, clock=cluster.clock, rng=cluster.rng, name="mine")
+        mine.controller("cms").for_("configmaps").complete(reconcile)
+        await mine.start()
+        kcm = cluster.controller_manager
+        assert kcm is not None and cluster.managers == [kcm, mine]
+        await c.create({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "default"},
+                        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "rs"}},
+                                 "template": {"metadata": {"labels": {"app": "rs"}},
+                                              "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+
+        async def pods() -> int:
+            return len([p for p in await c.list("pods", labels="app=rs") if not p["metadata"].get("deletionTimestamp")])
+
+        await cluster.wait_for(lambda: _eq(pods(), 2), timeout=60)
+        if how == "cluster-switch":
+            await cluster.crash_controller_manager()
+        else:
+            await kcm.crash()
+        await c.delete("pods", (await c.list("pods", labels="app=rs"))[0]["metadata"]["name"], grace_period=0)
+        await c.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "default"}})
+        await cluster.advance(30)
+        assert await pods() == 1 and seen == ["cm"]  # the built-in controllers are down; mine is not
+        if how == "cluster-switch":
+            await cluster.restart_controller_manager()
+        else:
+            await kcm.restart()
+        await cluster.wait_for(lambda: _eq(pods(), 2), timeout=60)
+        await mine.stop()
+
+
+async def _eq(aw: Any, value: Any) -> bool:
+    return bool(await aw == value)

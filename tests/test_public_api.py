@@ -22,3 +22,49 @@ def test_public_names(module: str) -> None:
     assert PROMISED[module] <= exported
     for name in exported:
         assert hasattr(mod, name), f"{module}.{name} is in __all__ but missing"
+
+
+PROMISED_MODULES = ["kubelite", "kubelite.testing", "kubelite.controllers", "kubelite.controllers.reconcile",
+                    "kubelite.informer", "kubelite.workqueue", "kubelite.client"]
+#: defined in modules another change is rewriting (the event-loop clock, issue #11): not checked here yet
+NOT_YET_CHECKED = ("kubelite.clock",)
+
+
+def _undocumented(module: str) -> list[str]:
+    import inspect
+
+    mod = importlib.import_module(module)
+    missing: list[str] = []
+    for name in mod.__all__:
+        obj = getattr(mod, name)
+        if not (inspect.isclass(obj) or inspect.isfunction(obj)) or not obj.__module__.startswith("kubelite"):
+            continue
+        if obj.__module__.startswith(NOT_YET_CHECKED):
+            continue
+        if not (obj.__doc__ or "").strip():
+            missing.append(f"{obj.__module__}.{obj.__qualname__}")
+        if not inspect.isclass(obj):
+            continue
+        for attr, val in vars(obj).items():
+            if attr.startswith("_"):
+                continue
+            fn = val.fget if isinstance(val, property) else getattr(val, "__func__", val)
+            if inspect.isfunction(fn) and not (fn.__doc__ or "").strip():
+                missing.append(f"{obj.__module__}.{obj.__qualname__}.{attr}")
+    return sorted(set(missing))
+
+
+@pytest.mark.parametrize("module", PROMISED_MODULES, ids=PROMISED_MODULES)
+def test_every_public_class_function_and_method_has_a_docstring(module: str) -> None:
+    assert _undocumented(module) == []
+
+
+def test_operator_api_is_exported() -> None:
+    import kubelite.controllers as c
+
+    for name in ("Manager", "Result", "TerminalError", "TransientError", "CacheReader", "create_or_update",
+                 "create_or_patch", "set_controller_reference", "set_owner_reference", "AlreadyOwnedError",
+                 "add_finalizer", "remove_finalizer", "contains_finalizer", "set_status_condition",
+                 "find_status_condition", "is_status_condition_true", "ignore_not_found", "OperationResult",
+                 "ManagerHealth", "ControllerHealth"):
+        assert name in c.__all__ and hasattr(c, name), name

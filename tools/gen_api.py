@@ -318,6 +318,11 @@ class ModuleWriter:
                     f'    {attr}: str = msgspec.field(default_factory=partial(str, "{value}"){rename})')
                 continue
             t = self.type_of(props[json_name])
+            if len(kinds) == 1 and json_name == "metadata" and t.endswith("ObjectMeta"):
+                # every top-level kind has metadata: never None (an absent one decodes as empty), so
+                # `obj.metadata.name` type-checks; it is still not required in a manifest
+                lines.append(f"    {attr}: {t} = msgspec.field(default_factory={t})")
+                continue
             annotation = t if t == "Any" else f"{t} | None"
             default = f"msgspec.field(default=None{rename})" if rename else "None"
             lines.append(f"    {attr}: {annotation} = {default}")

@@ -24,6 +24,7 @@ interfaces each storage implements), as ``kubectl api-resources -o wide`` report
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import msgspec
 
@@ -259,6 +260,24 @@ class Registry:
             return self._by_struct[cls]
         except KeyError:
             raise KeyError(f"{cls.__name__} is not a registered resource kind") from None
+
+    def lookup(self, ref: Any) -> ResourceInfo:
+        """Any resource naming kubelite accepts, the client's forms and the older ``group/plural``:
+        a generated Struct class, a kubectl name (``"pods"``, ``"deploy"``, ``"widgets.example.com"``),
+        ``"apps/deployments"``, ``(apiVersion, kind)`` or a :class:`ResourceInfo`. ``KeyError`` (naming
+        the reference) when it matches nothing."""
+        if isinstance(ref, ResourceInfo):
+            return ref
+        if isinstance(ref, type):
+            return self.for_struct(ref)
+        if isinstance(ref, tuple):
+            return self.by_kind(ref[0], ref[1])
+        if not isinstance(ref, str) or not ref:
+            raise KeyError(f"not a resource reference: {ref!r}")
+        if "/" in ref:
+            group, _, plural = ref.rpartition("/")
+            return self.by_resource(group, plural)
+        return self.resolve(ref)
 
     def resolve(self, name: str) -> ResourceInfo:
         """kubectl's resource argument: ``po``, ``pods``, ``pod``, ``Pod``, ``deployments.apps``,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
@@ -67,6 +68,8 @@ FAULT_KINDS: dict[str | int, Callable[[str, str], ApiError]] = {
 
 
 class FaultRule(msgspec.Struct, kw_only=True):
+    """One injected fault (see :meth:`FaultInjector.inject`)."""
+
     error: str | int
     verb: str | None = None
     resource: str | None = None  # "pods" or "apps/deployments"
@@ -91,17 +94,40 @@ class FaultRule(msgspec.Struct, kw_only=True):
 
 
 class FaultInjector:
-    def __init__(self, *, rng: random.Random) -> None:
+    """Fault rules checked on every request. ``resource`` takes every naming the client takes (a Struct
+    class, ``"pods"``, ``"deploy"``, ``"widgets.example.com"``, ``"apps/deployments"``) once a resource
+    registry is attached (``registry``, as the apiserver of a Cluster does); a name that matches nothing
+    is a ``ValueError``, never a rule that silently never fires."""
+
+    def __init__(self, *, rng: random.Random, registry: Any = None) -> None:
         self.rng = rng
         self.rules: list[FaultRule] = []
+        self.registry = registry
+
+    def _canonical(self, resource: Any) -> str:
+        """``plural`` (core) or ``group/plural``, as :meth:`check` compares them."""
+        if self.registry is None:
+            if not isinstance(resource, str):
+                raise TypeError(f"resource must be a string here, got {resource!r}")
+            return resource
+        try:
+            info = self.registry.lookup(resource)
+        except KeyError as e:
+            raise ValueError(f"unknown resource {resource!r} for fault injection: {e.args[0] if e.args else ''}"
+                             ) from None
+        return f"{info.group}/{info.plural}" if info.group else str(info.plural)
 
     def inject(
-        self, error: str | int, *, verb: str | None = None, resource: str | None = None,
+        self, error: str | int, *, verb: str | None = None, resource: Any = None,
         namespace: str | None = None, name: str | None = None, times: int | None = 1,
         probability: float = 1.0, user: str | None = None, subresource: str | None = None,
     ) -> FaultRule:
+        """Fail the next ``times`` requests matching ``verb``, ``resource``, ``namespace`` and ``name`` (None
+        matches any) with ``error`` (409, 429, 500, 503 or ``"timeout"``), each with ``probability``."""
         if error not in FAULT_KINDS:
             raise ValueError(f"unknown fault {error!r}; choose one of {sorted(map(str, FAULT_KINDS))}")
+        if resource is not None:
+            resource = self._canonical(resource)
         rule = FaultRule(
             error=error, verb=verb, resource=resource, namespace=namespace, name=name, times=times,
             probability=probability, user=user, subresource=subresource,

@@ -14,8 +14,8 @@ This is the only way components reach the apiserver. Contract:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import msgspec
 
@@ -25,16 +25,17 @@ from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.auth.impersonation import impersonate
 from kubelite.apiserver.auth.user import ADMIN, UserInfo
-from kubelite.errors import BadRequest, Expired
+from kubelite.errors import BadRequest, Expired, NotFound
 from kubelite.perturb import Perturber
 from kubelite.store.watch import BOOKMARK, ERROR, Watcher, WatchEvent
 
 if TYPE_CHECKING:
     from kubelite.apiserver.server import ApiServer
 
-__all__ = ["CascadeType", "Client", "ObjectList", "PatchType", "WatchStream"]
+__all__ = ["CascadeType", "Client", "ObjectList", "PatchType", "WatchStream", "ignore_not_found"]
 
 T = TypeVar("T", bound=msgspec.Struct)
+R = TypeVar("R")
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
@@ -84,13 +85,16 @@ class WatchStream:
 
     @property
     def close_reason(self) -> str:
+        """Why the server closed the watch ("timeout", "too slow", ...); empty while open."""
         return self._watcher.close_reason
 
     @property
     def closed(self) -> bool:
+        """Whether the watch has ended."""
         return self._watcher.closed
 
     def stop(self) -> None:
+        """Close the watch (client-go ``watch.Interface.Stop``)."""
         self._watcher.close("stopped")
 
     def __enter__(self) -> WatchStream:
@@ -111,6 +115,7 @@ class WatchStream:
         return ev.type, self._decode(ev), str(ev.rv)
 
     def poll(self) -> tuple[str, Any, str] | None:
+        """The next event if one is buffered, else None (never waits)."""
         ev = self._watcher.poll()
         if ev is None:
             return None
@@ -151,21 +156,21 @@ class Client:
         return Client(self._server, user=user, field_manager=self.field_manager, namespace=self.namespace)
 
     def with_field_manager(self, field_manager: str) -> Client:
+        """A client writing as field manager ``field_manager`` (server-side apply and managedFields)."""
         return Client(self._server, user=self.user, field_manager=field_manager, namespace=self.namespace)
 
     # --- resource resolution ---
     def _info(self, ref: ResourceRef) -> ResourceInfo:
-        reg = self._server.registry
         try:
-            if isinstance(ref, ResourceInfo):
-                return ref
-            if isinstance(ref, type):
-                return reg.for_struct(ref)
-            if isinstance(ref, tuple):
-                return reg.by_kind(ref[0], ref[1])
-            return reg.resolve(ref)
+            return self._server.registry.lookup(ref)
         except KeyError as e:
             raise BadRequest.make(f"unknown resource {ref!r}: {e.args[0] if e.args else ''}") from None
+
+    def resource_info(self, ref: ResourceRef) -> ResourceInfo:
+        """What a resource reference names (a Struct class, ``"pods"``, ``"deploy"``,
+        ``"widgets.example.com"``, an ``(apiVersion, kind)`` pair): kind, plural, group, scope. A name
+        that matches nothing raises ``BadRequest`` saying so."""
+        return self._info(ref)
 
     def _info_of(self, obj: Any) -> ResourceInfo:
         if isinstance(obj, msgspec.Struct):
@@ -228,6 +233,9 @@ class Client:
         self, obj: Any, *, namespace: str | None = None, field_manager: str | None = None, dry_run: bool = False,
         field_validation: str | None = None,
     ) -> Any:
+        """POST a new object (lightkube ``create``); returns it as stored, typed like ``obj``. Raises
+        ``AlreadyExists`` (409), ``Invalid`` (422), ``Forbidden`` (403), ... ``field_validation``:
+        ``"Strict"``, ``"Warn"`` (default: warnings land in :attr:`warnings`) or ``"Ignore"``."""
         info = self._info_of(obj)
         body = self._body(obj)
         resp = await self._server.create(
@@ -237,7 +245,20 @@ class Client:
         self._note(resp.warnings)
         return self._out(resp.data, self._result_type(obj, info))
 
+    @overload
+    async def get(self, res: type[T], name: str, *, namespace: str | None = ...,
+                  subresource: Literal[""] = ...) -> T: ...
+    @overload
+    async def get(self, res: str | tuple[str, str] | ResourceInfo, name: str, *, namespace: str | None = ...,
+                  subresource: str = ...) -> dict[str, Any]: ...
+    @overload
+    async def get(self, res: type, name: str, *, namespace: str | None = ..., subresource: str = ...) -> Any: ...
+
     async def get(self, res: ResourceRef, name: str, *, namespace: str | None = None, subresource: str = "") -> Any:
+        """GET one object (lightkube ``get``; ``kubectl get RES NAME``). ``res`` is a Struct class (the
+        result is that class), a name kubectl takes (``"pods"``, ``"deploy"``, ``"widgets.example.com"``:
+        a dict), an ``(apiVersion, kind)`` pair or a ``ResourceInfo``. ``subresource="scale"`` returns a
+        ``Scale`` (a dict for string names); ``"status"`` the object. Raises ``NotFound`` (404)."""
         info = self._info(res)
         resp = await self._server.get(self.user, info.group, info.plural, self._ns(info, namespace), name,
                                       subresource=subresource)
@@ -266,11 +287,25 @@ class Client:
         return ObjectList(items=[dec(d) for d in resp.items], resource_version=resp.resource_version,
                           continue_=resp.continue_, remaining_item_count=resp.remaining_item_count)
 
+    @overload
+    async def list(
+        self, res: type[T], *, namespace: str | None = ..., labels: str | dict[str, Any] | None = ...,
+        fields: str | dict[str, str] | None = ..., chunk_size: int | None = ..., all_namespaces: bool = ...,
+    ) -> list[T]: ...
+    @overload
+    async def list(
+        self, res: str | tuple[str, str] | ResourceInfo, *, namespace: str | None = ...,
+        labels: str | dict[str, Any] | None = ..., fields: str | dict[str, str] | None = ...,
+        chunk_size: int | None = ..., all_namespaces: bool = ...,
+    ) -> list[dict[str, Any]]: ...
+
     async def list(
         self, res: ResourceRef, *, namespace: str | None = None, labels: str | dict[str, Any] | None = None,
         fields: str | dict[str, str] | None = None, chunk_size: int | None = None, all_namespaces: bool = False,
     ) -> list[Any]:
-        """Every matching object (following continue tokens). ``namespace="*"`` lists all namespaces."""
+        """Every matching object, following continue tokens (lightkube ``list``). ``namespace="*"`` or
+        ``all_namespaces=True`` lists every namespace; ``labels``/``fields`` are selectors (strings or
+        ``{key: value}`` maps; ``labels`` also takes a LabelSelector's ``matchLabels``/``matchExpressions``)."""
         out: list[Any] = []
         cont: str | None = None
         while True:
@@ -303,6 +338,18 @@ class Client:
 
         return WatchStream(w, decode)
 
+    @overload
+    def watch(
+        self, res: type[T], *, namespace: str | None = ..., labels: str | dict[str, Any] | None = ...,
+        fields: str | dict[str, str] | None = ..., resource_version: str | None = ..., all_namespaces: bool = ...,
+    ) -> AsyncIterator[tuple[str, T]]: ...
+    @overload
+    def watch(
+        self, res: str | tuple[str, str] | ResourceInfo, *, namespace: str | None = ...,
+        labels: str | dict[str, Any] | None = ..., fields: str | dict[str, str] | None = ...,
+        resource_version: str | None = ..., all_namespaces: bool = ...,
+    ) -> AsyncIterator[tuple[str, dict[str, Any]]]: ...
+
     async def watch(
         self, res: ResourceRef, *, namespace: str | None = None, labels: str | dict[str, Any] | None = None,
         fields: str | dict[str, str] | None = None, resource_version: str | None = None,
@@ -323,6 +370,19 @@ class Client:
             if rv is None:
                 raise Expired.make("watch closed before any event")
 
+    @overload
+    async def replace(
+        self, obj: T, *, name: str | None = ..., namespace: str | None = ..., field_manager: str | None = ...,
+        dry_run: bool = ..., subresource: str = ..., field_validation: str | None = ...,
+        resource: ResourceRef | None = ...,
+    ) -> T: ...
+    @overload
+    async def replace(
+        self, obj: dict[str, Any], *, name: str | None = ..., namespace: str | None = ...,
+        field_manager: str | None = ..., dry_run: bool = ..., subresource: str = ...,
+        field_validation: str | None = ..., resource: ResourceRef | None = ...,
+    ) -> dict[str, Any]: ...
+
     async def replace(
         self, obj: Any, *, name: str | None = None, namespace: str | None = None, field_manager: str | None = None,
         dry_run: bool = False, subresource: str = "", field_validation: str | None = None,
@@ -340,14 +400,42 @@ class Client:
         self._note(resp.warnings)
         return self._out(resp.data, self._result_type(obj, info))
 
+    @overload
+    async def replace_status(self, obj: T, **kw: Any) -> T: ...
+    @overload
+    async def replace_status(self, obj: dict[str, Any], **kw: Any) -> dict[str, Any]: ...
+
     async def replace_status(self, obj: Any, **kw: Any) -> Any:
+        """PUT the status subresource (``replace(obj, subresource="status")``)."""
         return await self.replace(obj, subresource="status", **kw)
+
+    @overload
+    async def patch(
+        self, res: type[T], name: str, patch: Any, *, namespace: str | None = ..., patch_type: str = ...,
+        field_manager: str | None = ..., force: bool | None = ..., dry_run: bool = ...,
+        subresource: Literal["", "status"] = ..., field_validation: str | None = ...,
+    ) -> T: ...
+    @overload
+    async def patch(
+        self, res: str | tuple[str, str] | ResourceInfo, name: str, patch: Any, *, namespace: str | None = ...,
+        patch_type: str = ..., field_manager: str | None = ..., force: bool | None = ..., dry_run: bool = ...,
+        subresource: str = ..., field_validation: str | None = ...,
+    ) -> dict[str, Any]: ...
+    @overload
+    async def patch(
+        self, res: type, name: str, patch: Any, *, namespace: str | None = ..., patch_type: str = ...,
+        field_manager: str | None = ..., force: bool | None = ..., dry_run: bool = ..., subresource: str = ...,
+        field_validation: str | None = ...,
+    ) -> Any: ...
 
     async def patch(
         self, res: ResourceRef, name: str, patch: Any, *, namespace: str | None = None,
         patch_type: str = PatchType.STRATEGIC, field_manager: str | None = None, force: bool | None = None,
         dry_run: bool = False, subresource: str = "", field_validation: str | None = None,
     ) -> Any:
+        """PATCH one object (lightkube ``patch``). ``patch_type``: ``"strategic"`` (default), ``"merge"``
+        (RFC 7386), ``"json"`` (RFC 6902) or ``"apply"`` (server-side apply: ``field_manager`` required,
+        ``force`` takes over conflicting fields). The result is typed like :meth:`get`'s."""
         info = self._info(res)
         body = self._body(patch)
         resp = await self._server.patch(
@@ -363,7 +451,20 @@ class Client:
         return self._out(resp.data, self._result_type(res, info))
 
     async def patch_status(self, res: ResourceRef, name: str, patch: Any, **kw: Any) -> Any:
+        """PATCH the status subresource (``patch(..., subresource="status")``)."""
         return await self.patch(res, name, patch, subresource="status", **kw)
+
+    @overload
+    async def apply(
+        self, obj: T, *, name: str | None = ..., namespace: str | None = ..., field_manager: str | None = ...,
+        force: bool = ..., dry_run: bool = ..., subresource: str = ..., field_validation: str | None = ...,
+    ) -> T: ...
+    @overload
+    async def apply(
+        self, obj: dict[str, Any], *, name: str | None = ..., namespace: str | None = ...,
+        field_manager: str | None = ..., force: bool = ..., dry_run: bool = ..., subresource: str = ...,
+        field_validation: str | None = ...,
+    ) -> dict[str, Any]: ...
 
     async def apply(
         self, obj: Any, *, name: str | None = None, namespace: str | None = None, field_manager: str | None = None,
@@ -385,6 +486,9 @@ class Client:
         self, res: ResourceRef, name: str, *, namespace: str | None = None, grace_period: int | None = None,
         cascade: str | None = None, preconditions: dict[str, Any] | None = None, dry_run: bool = False,
     ) -> None:
+        """DELETE one object (lightkube ``delete``): graceful for pods (``grace_period``), ``cascade`` picks the
+        propagation policy (``Background`` default, ``Foreground``, ``Orphan``), ``preconditions`` a
+        uid/resourceVersion; with finalizers the object only gets a ``deletionTimestamp``."""
         info = self._info(res)
         await self._server.delete(
             self.user, info.group, info.plural, self._ns(info, namespace), name, grace_period_seconds=grace_period,
@@ -396,6 +500,7 @@ class Client:
         fields: str | dict[str, str] | None = None, grace_period: int | None = None, cascade: str | None = None,
         dry_run: bool = False,
     ) -> None:
+        """DELETE every matching object (``deletecollection``; ``kubectl delete RES --all``/``-l``)."""
         info = self._info(res)
         await self._server.delete_collection(
             self.user, info.group, info.plural, self._ns(info, namespace), label_selector=_label_str(labels),
@@ -432,6 +537,19 @@ class Client:
         if grace_period is not None:
             body["deleteOptions"] = {"gracePeriodSeconds": grace_period}
         await self.create_subresource("pods", pod, "eviction", body, namespace=namespace)
+
+
+async def ignore_not_found(aw: Awaitable[R]) -> R | None:
+    """Await ``aw`` (a client call) and return its result, or None if it raised ``NotFound``
+    (controller-runtime ``client.IgnoreNotFound``)::
+
+        pod = await ignore_not_found(c.get(Pod, "web"))   # None when there is no such pod
+        await ignore_not_found(c.delete(Pod, "web"))      # deleting what is gone is fine
+    """
+    try:
+        return await aw
+    except NotFound:
+        return None
 
 
 def _label_str(labels: str | dict[str, Any] | None) -> str | None:

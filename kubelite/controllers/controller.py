@@ -32,7 +32,15 @@ import structlog
 from kubelite.clock import Clock
 from kubelite.controllers.handler import Enqueue, EventHandler
 from kubelite.controllers.predicate import Predicate
-from kubelite.controllers.reconcile import Reconciler, Request, Result, TerminalError, as_reconciler
+from kubelite.controllers.reconcile import (
+    Reconciler,
+    Request,
+    Result,
+    TerminalError,
+    TransientError,
+    as_reconciler,
+)
+from kubelite.errors import ApiError, Conflict
 from kubelite.informer import (
     Registration,
     ResourceEventHandlerFuncs,
@@ -41,15 +49,17 @@ from kubelite.informer import (
 )
 from kubelite.logs import reconcile_context
 from kubelite.perturb import Perturber
+from kubelite.supervise import report_error
 from kubelite.workqueue import RateLimitingQueue, ShutDown
 from kubelite.workqueue.default_rate_limiters import RateLimiter
 
-__all__ = ["Controller", "ControllerStatistics"]
+__all__ = ["Controller", "ControllerHealth", "ControllerStatistics"]
 
 log = structlog.get_logger("kubelite.controller")
 
 
 class ControllerStatistics(msgspec.Struct, frozen=True, kw_only=True):
+    """A controller's counters (:meth:`Controller.statistics`), a frozen record."""
     reconciles: int
     errors: int
     terminal_errors: int
@@ -57,6 +67,19 @@ class ControllerStatistics(msgspec.Struct, frozen=True, kw_only=True):
     requeues_after: int
     active_workers: int
     queue_depth: int
+
+
+class ControllerHealth(msgspec.Struct, frozen=True, kw_only=True):
+    """One controller's health: running, reconcile and error counts, the last error and its request."""
+
+    name: str
+    running: bool
+    reconciles: int
+    errors: int
+    terminal_errors: int
+    last_error: str | None = None
+    last_error_request: str | None = None
+    last_error_time: float | None = None
 
 
 class _Watch:
@@ -138,13 +161,19 @@ class Controller:
         self.recover_panic = recover_panic
         self._watches: list[_Watch] = []
         self.queue: RateLimitingQueue[Request] = self._new_queue()
-        self._workers: list[asyncio.Task[None]] = []
         self.running = False
         self._reconciles = self._errors = self._terminal = self._requeues = self._requeues_after = 0
         self._active = 0
+        self._workers: list[asyncio.Task[None]] = []
+        self._last_error: str | None = None
+        #: the Manager this controller was added to (None for a bare controller)
+        self.manager: Any = None
+        self._last_error_request: Request | None = None
+        self._last_error_time: float | None = None
 
     @property
     def reconciler(self) -> Reconciler:
+        """The reconciler (a :class:`Reconciler`); assign to replace it."""
         return self._reconciler
 
     @reconciler.setter
@@ -181,7 +210,8 @@ class Controller:
 
     # --- running ---
     async def run(self) -> None:
-        """Register handlers, wait for the caches, run the workers until cancelled."""
+        """Register handlers, wait for the caches, run the workers until
+        cancelled. With ``recover_panic=False`` a reconcile's exception ends the run with that exception."""
         if self.running:
             raise RuntimeError(f"controller {self.name!r} is already running")
         self.running = True
@@ -192,12 +222,13 @@ class Controller:
             await wait_for_cache_sync(
                 *[w.registration for w in self._watches if w.registration is not None], clock=self.clock,
             )
-            loop = asyncio.get_running_loop()
             worker = self._worker if self.perturber is None else self._perturbed_worker
-            self._workers = [
-                loop.create_task(worker(), name=f"{self.name}-worker-{i}")
-                for i in range(self.max_concurrent_reconciles)
-            ]
+            loop = asyncio.get_running_loop()
+            # The workers are owned by this call: the first to fail ends it with its exception, and the
+            # teardown cancels and awaits the others in start order (deterministic, unlike cancelling an
+            # anyio group, whose tasks are cancelled in set order).
+            self._workers = [loop.create_task(worker(), name=f"{self.name}-worker-{i}")
+                             for i in range(self.max_concurrent_reconciles)]
             await asyncio.gather(*self._workers)
         finally:
             await self._teardown()
@@ -207,7 +238,13 @@ class Controller:
         workers, self._workers = self._workers, []
         for t in workers:
             t.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
+        for t in workers:
+            try:
+                await t
+            except asyncio.CancelledError:
+                pass
+            except Exception as e:  # a second worker's failure: reported, the first one is raised
+                report_error(f"controller/{self.name}", e, event="worker_failed")
         for w in self._watches:
             if w.registration is not None:
                 w.informer.remove_event_handler(w.registration)
@@ -268,33 +305,54 @@ class Controller:
         try:
             try:
                 result = await self._reconcile(req)
-            except asyncio.CancelledError:
-                raise
             except Exception as e:
-                self._failed(req, e)
+                self._active -= 1
+                self._failed(req, e)  # logged with this reconcile's context; may raise (recover_panic=False)
                 return
-        finally:
+            except BaseException:
+                self._active -= 1
+                raise
             self._active -= 1
+            if result is None:
+                self.queue.forget(req)
+            else:
+                self._succeeded(req, result)
+        finally:
             reconcile_context.reset(token)
-        if result is None:
-            self.queue.forget(req)
-        else:
-            self._succeeded(req, result)
 
     def _failed(self, req: Request, e: Exception) -> None:
-        """A reconcile raised ``e`` (called while its log context is still set)."""
+        """A reconcile raised ``e`` (called while its log context is still set). controller-runtime logs
+        every reconcile error at error level ("Reconciler error") with the request."""
+        self._last_error = f"{type(e).__name__}: {e}"
+        self._last_error_request = req
+        self._last_error_time = self.clock.now()
         if isinstance(e, TerminalError):
             self._terminal += 1
             self.queue.forget(req)
-            log.warning("reconcile_terminal_error", error=str(e))
+            log.error("reconcile_terminal_error", request=str(req), error=self._last_error)
             return
-        if not self.recover_panic:
-            raise e
         self._errors += 1
+        if not self.recover_panic:
+            report_error(f"controller/{self.name}", e, event="reconcile_panic", request=req)
+            raise e
         self.queue.add_rate_limited(req)
-        log.info("reconcile_error", error=f"{type(e).__name__}: {e}")
+        if isinstance(e, Conflict):
+            # optimistic concurrency: the ordinary path when two writers race (re-read and retry); counted,
+            # logged below the default level, as kube-controller-manager's controllers treat IsConflict
+            log.info("reconcile_conflict", request=str(req), error=self._last_error)
+        elif isinstance(e, ApiError | TransientError):
+            # another API error (404, 422, 500, ...) or a declared transient failure: retried and logged at
+            # ERROR with its request, not recorded as an unexpected component error
+            log.error("reconcile_error", request=str(req), error=self._last_error)
+        else:
+            report_error(f"controller/{self.name}", e, event="reconcile_error", request=req)
 
     def _succeeded(self, req: Request, result: Result) -> None:
+        if type(result) is not Result:
+            self._failed(req, TypeError(
+                f"reconcile of {req} returned {result!r}; a reconciler returns None or "
+                f"Result(requeue_after=seconds), or raises to be retried"))
+            return
         queue = self.queue
         if result.requeue_after > 0:
             self._requeues_after += 1
@@ -306,6 +364,15 @@ class Controller:
         else:
             queue.forget(req)
 
+    def health(self) -> ControllerHealth:
+        """Whether the controller runs, and its error count and last error (for ``Manager.health()``)."""
+        return ControllerHealth(
+            name=self.name, running=self.running, reconciles=self._reconciles, errors=self._errors,
+            terminal_errors=self._terminal, last_error=self._last_error,
+            last_error_request=str(self._last_error_request) if self._last_error_request is not None else None,
+            last_error_time=self._last_error_time,
+        )
+
     def quiet(self) -> bool:
         """No request ready or being reconciled (requests waiting for a retry or a requeue_after do not
         count; see :meth:`next_retry`)."""
@@ -316,6 +383,7 @@ class Controller:
         return self.queue.next_waiting()
 
     def statistics(self) -> ControllerStatistics:
+        """Counters: reconciles, errors, requeues, active workers, queue depth."""
         return ControllerStatistics(
             reconciles=self._reconciles, errors=self._errors, terminal_errors=self._terminal,
             requeues=self._requeues, requeues_after=self._requeues_after, active_workers=self._active,

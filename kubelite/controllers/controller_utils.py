@@ -23,10 +23,10 @@ Everything here reads cache objects and never mutates them; the handlers are syn
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
 import msgspec
 
 from kubelite.api.labels import Selector, selector_from_label_selector
@@ -130,6 +130,13 @@ def resolve_controller_ref(owners: Indexer, namespace: str, ref: Any, kind: str)
     return owner
 
 
+async def _collect_error(fn: Callable[[], Awaitable[None]], errors: list[Exception]) -> None:
+    try:
+        await fn()
+    except Exception as e:  # a failed call is a value here (upstream collects them in errCh)
+        errors.append(e)
+
+
 async def slow_start_batch(count: int, initial: int, fn: Callable[[], Awaitable[None]]) -> tuple[int, Exception | None]:
     """``slowStartBatch``: call ``fn`` ``count`` times in batches of doubling size, each batch concurrently;
     stop after the first batch with an error. Returns (successes, first error)."""
@@ -137,14 +144,13 @@ async def slow_start_batch(count: int, initial: int, fn: Callable[[], Awaitable[
     successes = 0
     batch = min(remaining, initial)
     while batch > 0:
-        results = await asyncio.gather(*(fn() for _ in range(batch)), return_exceptions=True)
-        errors = [r for r in results if isinstance(r, BaseException)]
+        errors: list[Exception] = []
+        async with anyio.create_task_group() as tg:  # structured: no call outlives its batch
+            for _ in range(batch):
+                tg.start_soon(_collect_error, fn, errors)
         successes += batch - len(errors)
-        for e in errors:
-            if not isinstance(e, Exception):
-                raise e
         if errors:
-            return successes, errors[0]  # type: ignore[return-value]
+            return successes, errors[0]
         remaining -= batch
         batch = min(2 * batch, remaining)
     return successes, None

@@ -37,7 +37,7 @@ from kubelite.controllers.controller_utils import owner_reference
 from kubelite.controllers.handler import unwrap
 from kubelite.controllers.kcm import ControllerContext
 from kubelite.controllers.predicate import Funcs
-from kubelite.controllers.reconcile import Request, Result
+from kubelite.controllers.reconcile import Request, Result, TransientError
 from kubelite.errors import ApiError, Conflict, NotFound
 from kubelite.informer import Lister
 
@@ -66,7 +66,7 @@ Obj = dict[str, Any]
 PortKey = tuple[tuple[str, int, str, str], ...]
 
 
-class StaleInformerCacheError(Exception):
+class StaleInformerCacheError(TransientError):
     """The cache lags behind what this controller wrote (upstream ``StaleInformerCache``): retry later."""
 
 
@@ -267,7 +267,10 @@ class EndpointSliceReconciler:
             self.recorder.event(svc, "Warning", "FailedToUpdateEndpointSlices",
                                 f"Error updating Endpoint Slices for Service {req}: {e.message}")
             raise
-        return Result(requeue=True) if missing_node else None
+        if missing_node:
+            # upstream's reconciler returns an error for pods on missing nodes (retried with backoff)
+            raise NotFound.make(f"skipping pods of Service {req}: their Node was not found", kind="nodes")
+        return None
 
     def _desired(self, svc: Service) -> tuple[dict[PortKey, tuple[list[Obj], dict[tuple[str, str], Obj]]], bool]:
         """Desired endpoints grouped by resolved ports; whether a pod's node was missing."""

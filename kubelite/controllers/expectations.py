@@ -25,11 +25,14 @@ class _Record:
 
 
 class ControllerExpectations:
+    """Creations and deletions a controller expects to observe per key (kube-controller-manager
+    ``ControllerExpectations``): a controller does not act on a key until its expectations are met or expire."""
     def __init__(self, *, clock: Clock) -> None:
         self.clock = clock
         self._records: dict[str, _Record] = {}
 
     def get(self, key: str) -> tuple[int, int] | None:
+        """``key``'s expectations record, or None."""
         r = self._records.get(key)
         return (r.add, r.dele) if r is not None else None
 
@@ -43,33 +46,41 @@ class ControllerExpectations:
         return self.clock.now() - r.timestamp > EXPECTATIONS_TIMEOUT
 
     def set(self, key: str, add: int, dele: int) -> None:
+        """Set ``key``'s expectations afresh (``SetExpectations``)."""
         self._records[key] = _Record(add, dele, self.clock.now())
 
     def expect_creations(self, key: str, n: int) -> None:
+        """Expect ``n`` creations for ``key`` (``ExpectCreations``)."""
         self.set(key, n, 0)
 
     def expect_deletions(self, key: str, n: int) -> None:
+        """Expect ``n`` deletions for ``key`` (``ExpectDeletions``)."""
         self.set(key, 0, n)
 
     def raise_expectations(self, key: str, add: int, dele: int) -> None:
+        """Raise ``key``'s expected creations and deletions (``RaiseExpectations``)."""
         r = self._records.get(key)
         if r is not None:
             r.add += add
             r.dele += dele
 
     def lower_expectations(self, key: str, add: int, dele: int) -> None:
+        """Lower ``key``'s expected creations and deletions (``LowerExpectations``)."""
         r = self._records.get(key)
         if r is not None:
             r.add -= add
             r.dele -= dele
 
     def creation_observed(self, key: str) -> None:
+        """One expected creation was observed (``CreationObserved``)."""
         self.lower_expectations(key, 1, 0)
 
     def deletion_observed(self, key: str) -> None:
+        """One expected deletion was observed (``DeletionObserved``)."""
         self.lower_expectations(key, 0, 1)
 
     def delete(self, key: str) -> None:
+        """Forget ``key``'s expectations (``DeleteExpectations``)."""
         self._records.pop(key, None)
 
 
@@ -82,15 +93,18 @@ class UIDTrackingControllerExpectations(ControllerExpectations):
         self._uids: dict[str, set[str]] = {}
 
     def expect_deletions_of(self, key: str, uids: list[str]) -> None:
+        """Expect the deletion of exactly these uids for ``key`` (``ExpectDeletions`` with uids)."""
         self._uids[key] = set(uids)
         self.expect_deletions(key, len(uids))
 
     def deletion_observed_uid(self, key: str, uid: str) -> None:
+        """The deletion of the object with ``uid`` was observed (counted once per uid)."""
         pending = self._uids.get(key)
         if pending is not None and uid in pending:
             pending.discard(uid)
             self.deletion_observed(key)
 
     def delete(self, key: str) -> None:
+        """Forget ``key``'s expectations and the uids tracked for it."""
         super().delete(key)
         self._uids.pop(key, None)

@@ -70,21 +70,30 @@ def owner_references(obj: Any) -> list[dict[str, Any]]:
 
 
 class EventHandler(Protocol):
-    def create(self, obj: Any, enqueue: Enqueue) -> None: ...
+    """Maps an informer event to requests (controller-runtime ``handler.EventHandler``). Handlers run in the
+    informer's delivery task: keep them cheap and never mutate the (shared) objects."""
+    def create(self, obj: Any, enqueue: Enqueue) -> None:
+        """An object appeared (or was listed): enqueue requests."""
 
-    def update(self, old: Any, new: Any, enqueue: Enqueue) -> None: ...
+    def update(self, old: Any, new: Any, enqueue: Enqueue) -> None:
+        """An object changed from ``old`` to ``new``: enqueue requests."""
 
-    def delete(self, obj: Any, enqueue: Enqueue) -> None: ...
+    def delete(self, obj: Any, enqueue: Enqueue) -> None:
+        """An object was deleted (possibly a tombstone): enqueue requests."""
 
 
 class EnqueueRequestForObject:
+    """Enqueue the object's own namespace/name (controller-runtime ``handler.EnqueueRequestForObject``)."""
     def create(self, obj: Any, enqueue: Enqueue) -> None:
+        """Enqueue the created object."""
         enqueue(request_for(obj))
 
     def update(self, old: Any, new: Any, enqueue: Enqueue) -> None:
+        """Enqueue the updated object."""
         enqueue(request_for(new))
 
     def delete(self, obj: Any, enqueue: Enqueue) -> None:
+        """Enqueue the deleted object."""
         enqueue(request_for(obj))
 
 
@@ -109,11 +118,13 @@ class EnqueueRequestForOwner:
             yield Request(ns, ref.get("name", ""))
 
     def create(self, obj: Any, enqueue: Enqueue) -> None:
+        """Enqueue the created object's owner(s) of the configured kind."""
         for r in self._requests(obj):
             enqueue(r)
 
     def update(self, old: Any, new: Any, enqueue: Enqueue) -> None:
         # both: an object whose owner changed must wake the old owner too
+        """Enqueue the owners of both the old and the new object (an owner change notifies both)."""
         seen = set()
         for r in [*self._requests(old), *self._requests(new)]:
             if r not in seen:
@@ -121,19 +132,24 @@ class EnqueueRequestForOwner:
                 enqueue(r)
 
     def delete(self, obj: Any, enqueue: Enqueue) -> None:
+        """Enqueue the deleted object's owner(s) of the configured kind."""
         for r in self._requests(obj):
             enqueue(r)
 
 
 class EnqueueRequestsFromMapFunc:
+    """Enqueue what a map function returns for the object (controller-runtime
+    ``handler.EnqueueRequestsFromMapFunc``)."""
     def __init__(self, fn: Callable[[Any], Iterable[Request]]) -> None:
         self.fn = fn
 
     def create(self, obj: Any, enqueue: Enqueue) -> None:
+        """Enqueue ``fn(obj)``."""
         for r in self.fn(unwrap(obj)):
             enqueue(r)
 
     def update(self, old: Any, new: Any, enqueue: Enqueue) -> None:
+        """Enqueue ``fn(old)`` and ``fn(new)`` (each request once)."""
         seen = set()
         for r in [*self.fn(unwrap(old)), *self.fn(unwrap(new))]:
             if r not in seen:
@@ -141,5 +157,6 @@ class EnqueueRequestsFromMapFunc:
                 enqueue(r)
 
     def delete(self, obj: Any, enqueue: Enqueue) -> None:
+        """Enqueue ``fn(obj)``."""
         for r in self.fn(unwrap(obj)):
             enqueue(r)

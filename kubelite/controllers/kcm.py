@@ -80,7 +80,7 @@ class ControllerContext:
 
     def __init__(
         self, *, client: Client, manager: Manager, informers: SharedInformerFactory, clock: Clock,
-        rng: random.Random, broadcaster: EventBroadcaster, start_soon: Callable[..., None],
+        rng: random.Random, broadcaster: EventBroadcaster, start_soon: Callable[..., Any],
         options: dict[str, Any] | None = None, client_builder: Callable[[str], Client] | None = None,
     ) -> None:
         #: the API as this controller's identity (its service account when a ``client_builder`` is given)

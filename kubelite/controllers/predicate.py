@@ -27,11 +27,16 @@ __all__ = [
 
 
 class Predicate(Protocol):
-    def create(self, obj: Any) -> bool: ...
+    """Filters events before they reach a handler (controller-runtime ``predicate.Predicate``); all of a watch's
+    predicates must pass."""
+    def create(self, obj: Any) -> bool:
+        """Whether a create event passes."""
 
-    def update(self, old: Any, new: Any) -> bool: ...
+    def update(self, old: Any, new: Any) -> bool:
+        """Whether an update event passes."""
 
-    def delete(self, obj: Any) -> bool: ...
+    def delete(self, obj: Any) -> bool:
+        """Whether a delete event passes."""
 
 
 class Funcs:
@@ -44,12 +49,15 @@ class Funcs:
         self._create, self._update, self._delete = create, update, delete
 
     def create(self, obj: Any) -> bool:
+        """``create_fn(obj)``, or True when not given."""
         return self._create(obj) if self._create else True
 
     def update(self, old: Any, new: Any) -> bool:
+        """``update_fn(old, new)``, or True when not given."""
         return self._update(old, new) if self._update else True
 
     def delete(self, obj: Any) -> bool:
+        """``delete_fn(obj)``, or True when not given."""
         return self._delete(obj) if self._delete else True
 
 
@@ -71,6 +79,7 @@ class GenerationChangedPredicate(_UpdatesOnly):
     """Skip updates that do not change ``metadata.generation`` (status-only writes)."""
 
     def update(self, old: Any, new: Any) -> bool:
+        """Whether ``metadata.generation`` changed (status-only writes do not pass)."""
         return bool(_meta_field(old, "generation", "generation") != _meta_field(new, "generation", "generation"))
 
 
@@ -78,16 +87,21 @@ class ResourceVersionChangedPredicate(_UpdatesOnly):
     """Skip resyncs (updates whose resourceVersion did not change)."""
 
     def update(self, old: Any, new: Any) -> bool:
+        """Whether ``metadata.resourceVersion`` changed (resyncs do not pass)."""
         return meta_of(old).resource_version != meta_of(new).resource_version
 
 
 class LabelChangedPredicate(_UpdatesOnly):
+    """Pass updates whose labels changed (controller-runtime ``predicate.LabelChangedPredicate``)."""
     def update(self, old: Any, new: Any) -> bool:
+        """Whether the labels differ."""
         return (meta_of(old).labels or {}) != (meta_of(new).labels or {})
 
 
 class AnnotationChangedPredicate(_UpdatesOnly):
+    """Pass updates whose annotations changed (controller-runtime ``predicate.AnnotationChangedPredicate``)."""
     def update(self, old: Any, new: Any) -> bool:
+        """Whether the annotations differ."""
         return bool(_meta_field(old, "annotations", "annotations") != _meta_field(new, "annotations", "annotations"))
 
 

@@ -13,18 +13,33 @@ outcome                            what the controller does with the request
 =================================  ===========================================================
 returns ``None`` or ``Result()``   ``forget`` (reset its backoff); nothing more until an event
 ``Result(requeue_after=t)``        ``forget``, then ``add_after(t)``
-``Result(requeue=True)``           ``add_rate_limited`` (per-item exponential backoff)
-raises an exception                ``add_rate_limited``: retried with backoff
-raises :class:`TerminalError`      ``forget``; logged; not retried until the next event
+raises an exception                ``add_rate_limited``: retried with backoff; logged at ERROR with
+                                   the request (and, unless it is an ``ApiError``, its traceback,
+                                   recorded as an unexpected component error); a 409 ``Conflict``
+                                   (optimistic concurrency) is counted and logged at INFO
+raises :class:`TerminalError`      ``forget``; logged at ERROR; not retried until the next event
+raises :class:`TransientError`     like an ``ApiError``: retried, logged, not unexpected
+returns anything else (``True``)   a ``TypeError``, handled as a raised exception
 =================================  ===========================================================
+
+``Result(requeue=True)`` is deprecated, as controller-runtime deprecated ``Result.Requeue`` (v0.21):
+raise an error for a rate-limited retry, or return ``Result(requeue_after=seconds)``. It still works
+(a rate-limited requeue) and warns with ``DeprecationWarning``.
+
+A reconciler is a coroutine: ``async def reconcile(request)`` or an object with one. A plain ``def``
+is rejected when the controller is built, with a ``TypeError`` saying so.
 """
 
 from __future__ import annotations
 
+import inspect
+import warnings
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-__all__ = ["ReconcileFunc", "Reconciler", "Request", "Result", "TerminalError", "as_reconciler"]
+__all__ = ["ReconcileFunc", "Reconciler", "Request", "Result", "TerminalError", "TransientError", "as_reconciler",
+           "check_reconciler"]
 
 
 class Request(NamedTuple):
@@ -37,20 +52,42 @@ class Request(NamedTuple):
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
 
-class Result(NamedTuple):
-    """What to do after a successful reconcile (see the table in the module docstring)."""
+@dataclass(frozen=True, slots=True)
+class Result:
+    """What to do after a successful reconcile (controller-runtime ``reconcile.Result``):
+    ``Result(requeue_after=30)`` reconciles the request again in 30 s; ``Result()`` (or ``None``) not
+    until the next event. ``requeue=True`` is deprecated (see the module docstring)."""
 
     requeue_after: float = 0.0
     requeue: bool = False
 
+    def __post_init__(self) -> None:
+        if self.requeue:
+            warnings.warn("Result(requeue=True) is deprecated (as controller-runtime's Result.Requeue): raise "
+                          "an exception for a rate-limited retry or return Result(requeue_after=seconds)",
+                          DeprecationWarning, stacklevel=3)
+        if self.requeue_after < 0:
+            raise ValueError(f"requeue_after must be >= 0, got {self.requeue_after}")
+
 
 class TerminalError(Exception):
-    """A failure that retrying cannot fix: the request is not requeued (until the next event)."""
+    """A failure that retrying cannot fix: the request is not requeued (until the next event);
+    controller-runtime ``reconcile.TerminalError``."""
+
+
+class TransientError(Exception):
+    """An expected failure that a later retry fixes (the cache lags behind a write, a dependency is not
+    ready yet): retried with backoff and logged like any error, but, like an ``ApiError``, not recorded
+    as an unexpected component error (so the pytest plugin does not fail the test for it)."""
 
 
 @runtime_checkable
 class Reconciler(Protocol):
-    async def reconcile(self, request: Request) -> Result | None: ...
+    """Anything with ``async def reconcile(self, request) -> Result | None`` (controller-runtime
+    ``reconcile.Reconciler``)."""
+
+    async def reconcile(self, request: Request) -> Result | None:
+        """Reconcile the object ``request`` names (see the module docstring for what the outcome means)."""
 
 
 ReconcileFunc = Callable[[Request], Awaitable[Result | None]]
@@ -65,8 +102,29 @@ class _FuncReconciler:
         return await self._fn(request)
 
 
+def _is_async(fn: Any) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
+
+
+def check_reconciler(obj: Any) -> None:
+    """Raise ``TypeError`` naming the fix unless ``obj`` is a coroutine reconciler."""
+    method = getattr(obj, "reconcile", None)
+    if method is not None and not isinstance(obj, type):
+        if not _is_async(method):
+            raise TypeError(f"{type(obj).__name__}.reconcile must be a coroutine: write "
+                            f"`async def reconcile(self, request)`")
+        return
+    if callable(obj) and not _is_async(obj):
+        name = getattr(obj, "__name__", repr(obj))
+        raise TypeError(f"reconciler {name!r} is a plain function: write `async def {name}(request)` "
+                        f"(a reconciler is awaited)")
+
+
 def as_reconciler(obj: Reconciler | ReconcileFunc | Any) -> Reconciler:
-    """Accept a :class:`Reconciler` or a plain ``async def reconcile(request)`` function."""
+    """Accept a :class:`Reconciler` or an ``async def reconcile(request)`` function; ``TypeError`` for a
+    plain ``def`` (naming the fix) or anything else."""
+    if callable(obj) or hasattr(obj, "reconcile"):
+        check_reconciler(obj)
     if isinstance(obj, Reconciler):
         return obj
     if callable(obj):

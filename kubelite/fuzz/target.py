@@ -146,8 +146,10 @@ class Env:
                       **options)
         self.managers[user] = mgr
         self.cluster.track(mgr)
-        self.perturber.crash_handlers[user] = lambda: self.cluster.start_soon(
-            self._crash_and_restart, user, name=f"fuzz-crash-{user}")
+        def crash() -> None:
+            self.cluster.start_soon(self._crash_and_restart, user, name=f"fuzz-crash-{user}")
+
+        self.perturber.crash_handlers[user] = crash
         return mgr
 
     async def _crash_and_restart(self, user: str) -> None:

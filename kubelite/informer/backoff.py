@@ -42,6 +42,7 @@ class Backoff:
         self.cap = cap
 
     def copy(self) -> Backoff:
+        """An independent copy (its own step count)."""
         return Backoff(duration=self.duration, factor=self.factor, jitter=self.jitter, steps=self.steps,
                        cap=self.cap)
 
@@ -74,6 +75,7 @@ class BackoffManager:
         self._last_start = clock.now()
 
     def step(self) -> float:
+        """The next delay (exponential with jitter, reset after a quiet period), as upstream ``BackoffManager.Backoff``."""
         now = self._clock.now()
         if self.reset_interval <= 0:
             self._backoff = self._initial.copy()

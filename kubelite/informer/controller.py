@@ -19,14 +19,15 @@ Contract:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from typing import Any, Protocol
 
+import anyio
 import structlog
 
 from kubelite.informer.delta_fifo import DeltaFIFO, Deltas, DeltaType, KeyedProcessFunc
 from kubelite.informer.reflector import Reflector
+from kubelite.supervise import first_error, report_error
 
 __all__ = ["Controller", "DeltaHandler", "process_deltas"]
 
@@ -77,43 +78,55 @@ class Controller:
 
     def __init__(
         self, queue: DeltaFIFO, reflector: Reflector, process: Callable[[Deltas, bool], None], *,
-        keyed_process: KeyedProcessFunc | None = None,
+        keyed_process: KeyedProcessFunc | None = None, on_drained: Callable[[], None] | None = None,
     ) -> None:
         self.queue = queue
         self.reflector = reflector
         self.process = process
         self.keyed_process = keyed_process
+        self.on_drained = on_drained
         self._ready = asyncio.Event()
         queue.notify = self._ready.set
 
     def has_synced(self) -> bool:
+        """Whether the initial list has been popped into the cache (upstream ``HasSynced``)."""
         return self.queue.has_synced()
 
     def last_sync_resource_version(self) -> str:
+        """The resourceVersion the reflector last synced to."""
         return self.reflector.last_sync_resource_version()
 
     async def run(self) -> None:
-        """Run until cancelled."""
-        reflector = asyncio.get_running_loop().create_task(
-            self.reflector.run(), name=f"reflector-{self.reflector.name}"
-        )
-        # A reflector that dies of a bug must wake the loop, which then re-raises its exception.
-        reflector.add_done_callback(lambda _: self._ready.set())
+        """Run until cancelled: the reflector and the pop loop in one anyio task group, so a reflector
+        that dies of a bug ends the run with its exception."""
+        reflector_done = False
+
+        async def reflect() -> None:
+            nonlocal reflector_done
+            try:
+                await self.reflector.run()
+            finally:
+                reflector_done = True
+                self._ready.set()
+
         try:
-            await self._process_loop(reflector)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(reflect, name=f"reflector-{self.reflector.name}")
+                await self._process_loop(lambda: reflector_done)
+                tg.cancel_scope.cancel()
+        except BaseExceptionGroup as eg:
+            raise first_error(eg) from None
         finally:
-            reflector.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await reflector
             self.queue.close()
 
     def _log_error(self, err: BaseException) -> None:
-        # upstream processLoop logs and keeps going
-        log.error("process_deltas_failed", reflector=self.reflector.name, error=repr(err))
+        # upstream processLoop logs and keeps going; here it is also an unexpected component error
+        report_error(f"informer/{self.reflector.name}", err, event="process_deltas_failed")
 
-    async def _process_loop(self, reflector: asyncio.Task[None]) -> None:
+    async def _process_loop(self, reflector_done: Callable[[], bool]) -> None:
         queue, process, keyed, ready = self.queue, self.process, self.keyed_process, self._ready
         pop, drain, log_error = queue.pop, queue.drain, self._log_error
+        on_drained = self.on_drained
         while True:
             if keyed is not None:
                 drain(keyed, log_error)
@@ -123,8 +136,9 @@ class Controller:
                         pop(process)
                     except Exception as err:
                         log_error(err)
-            if reflector.done():
-                reflector.result()
+            if on_drained is not None:
+                on_drained()
+            if reflector_done():
                 return
             ready.clear()
             await ready.wait()

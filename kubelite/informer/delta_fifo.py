@@ -58,6 +58,7 @@ __all__ = [
 
 
 class DeltaType(StrEnum):
+    """The kinds of delta (upstream ``DeltaType``): Added, Updated, Deleted, Replaced, Sync."""
     ADDED = "Added"
     UPDATED = "Updated"
     DELETED = "Deleted"
@@ -129,6 +130,8 @@ class DeltaFIFO:
         self.known_objects = known_objects
         self.emit_delta_type_replaced = emit_delta_type_replaced
         self.notify = notify
+        #: called once, when :meth:`has_synced` turns true (the informer wakes its sync waiters)
+        self.on_synced: Callable[[], None] | None = None
 
     # --- keys ---
     def key_of(self, obj: Any) -> str:
@@ -143,11 +146,14 @@ class DeltaFIFO:
 
     # --- sync state ---
     def has_synced(self) -> bool:
+        """Whether the first replace's items have all been popped (upstream ``HasSynced``)."""
         return self._synced
 
     def _check_synced(self) -> None:
         if not self._synced and self._populated and self._initial_population_count == 0:
             self._synced = True
+            if self.on_synced is not None:
+                self.on_synced()
 
     def _mark_populated(self) -> None:
         if not self._populated:
@@ -158,6 +164,7 @@ class DeltaFIFO:
     # add and update are the reflector's per-event calls: they inline _queue_action (ADDED and UPDATED
     # never collapse, so they only append) and compute the key exactly once.
     def add(self, obj: Any) -> None:
+        """Queue an ``Added`` delta."""
         if not self._populated:
             self._mark_populated()
         key = self.key_func(obj)
@@ -171,6 +178,7 @@ class DeltaFIFO:
             self.notify()
 
     def update(self, obj: Any) -> None:
+        """Queue an ``Updated`` delta."""
         if not self._populated:
             self._mark_populated()
         key = self.key_func(obj)
@@ -276,12 +284,14 @@ class DeltaFIFO:
             self._queue_action(_SYNC, obj, key)
 
     def close(self) -> None:
+        """Close the queue: ``pop`` then raises ``FIFOClosedError``."""
         self._closed = True
         if self.notify is not None:
             self.notify()
 
     @property
     def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
         return self._closed
 
     # --- consumer side ---
@@ -352,11 +362,14 @@ class DeltaFIFO:
         return [self._items[k][-1] for k in self._queue]
 
     def list_keys(self) -> builtins.list[str]:
+        """The queued keys, in queue order."""
         return list(self._queue)
 
     def get(self, obj: Any) -> Deltas | None:
+        """The queued deltas of ``obj``'s key (a copy), or None."""
         return self.get_by_key(self.key_of(obj))
 
     def get_by_key(self, key: str) -> Deltas | None:
+        """The queued deltas of ``key`` (a copy), or None."""
         deltas = self._items.get(key)
         return _as_deltas(deltas) if deltas is not None else None

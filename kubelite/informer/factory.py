@@ -7,16 +7,16 @@ Contract:
   different object types). Components that share a factory share one watch and one cache per resource.
 - Informers are created with the namespace index (upstream's generated informers do the same) plus any
   ``indexers`` passed; indexers passed for an existing informer are added to it if their names are new.
-- ``start()`` starts every informer not started yet as an asyncio task and keeps the handles;
-  ``shutdown()`` cancels them and waits for them. Call ``informer_for`` for everything you need before
+- ``start()`` starts every informer not started yet as a task of the factory's anyio task group
+  (:attr:`SharedInformerFactory.supervisor`); ``shutdown()`` cancels them and waits for them. An informer
+  that fails (an exception other than the API errors a reflector retries) cancels the others, is logged,
+  and is raised by ``shutdown()`` (and to the factory's failure callbacks). Call ``informer_for`` for everything you need before
   ``start()``, or call ``start()`` again (it is idempotent for informers already running).
 - ``wait_for_cache_sync()`` waits for every started informer and reports each one's result.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import random
 from typing import Any
 
@@ -26,6 +26,7 @@ from kubelite.informer.index import NAMESPACE_INDEX, Indexers, meta_namespace_in
 from kubelite.informer.lister import Lister
 from kubelite.informer.shared_informer import SharedIndexInformer, wait_for_cache_sync
 from kubelite.perturb import Perturber
+from kubelite.supervise import Supervisor, TaskHandle
 
 __all__ = ["SharedInformerFactory"]
 
@@ -47,11 +48,13 @@ class SharedInformerFactory:
         self.labels = labels
         self.fields = fields
         self._informers: dict[Any, SharedIndexInformer] = {}
-        self._tasks: dict[Any, asyncio.Task[None]] = {}
+        self._tasks: dict[Any, TaskHandle] = {}
         self._shutting_down = False
+        self.supervisor = Supervisor("informers")
 
     def informer_for(self, resource: Any, *, resync: float | None = None,
                      indexers: Indexers | None = None) -> SharedIndexInformer:
+        """The shared informer of ``resource`` (created on first use; upstream ``InformerFor``)."""
         informer = self._informers.get(resource)
         if informer is not None:
             if indexers:
@@ -72,35 +75,32 @@ class SharedInformerFactory:
         return informer
 
     def lister_for(self, resource: Any) -> Lister[Any]:
+        """A lister over the shared informer's cache of ``resource``."""
         return Lister.for_resource(self.informer_for(resource).get_indexer(), resource)
 
     @property
     def informers(self) -> dict[Any, SharedIndexInformer]:
+        """Every informer created so far, by resource reference (a copy)."""
         return dict(self._informers)
 
     def start(self) -> None:
         """Start every informer that is not running yet (upstream ``Start``)."""
         if self._shutting_down:
             return
-        loop = asyncio.get_running_loop()
+        self.supervisor.open()
         for resource, informer in self._informers.items():
             if resource not in self._tasks:
-                self._tasks[resource] = loop.create_task(informer.run(), name=f"informer-{informer.name}")
+                self._tasks[resource] = self.supervisor.start_soon(informer.run, name=f"informer-{informer.name}")
 
     def failed(self) -> list[tuple[str, BaseException]]:
         """Informers whose task ended with an exception (a bug: informers run until cancelled)."""
-        return [(self._informers[r].name, t.exception()) for r, t in self._tasks.items()  # type: ignore[misc]
-                if t.done() and not t.cancelled() and t.exception() is not None]
+        return [(self._informers[r].name, e) for r, t in self._tasks.items() if (e := t.exception()) is not None]
 
-    async def shutdown(self) -> None:
-        """Stop every informer and wait for them; the factory starts nothing afterwards."""
+    async def shutdown(self, *, raise_failure: bool = True) -> None:
+        """Stop every informer and wait for them; the factory starts nothing afterwards. Raises the
+        exception an informer failed with, if one did (unless ``raise_failure=False``)."""
         self._shutting_down = True
-        tasks = list(self._tasks.values())
-        for t in tasks:
-            t.cancel()
-        for t in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await t
+        await self.supervisor.close(raise_failure=raise_failure)
 
     async def wait_for_cache_sync(self, timeout: float | None = None) -> dict[Any, bool]:  # noqa: ASYNC109
         """Wait for every started informer to sync; resource -> synced (False only after ``timeout``)."""

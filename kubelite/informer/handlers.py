@@ -34,11 +34,14 @@ HandlerResult = Awaitable[None] | None
 class ResourceEventHandler(Protocol):
     """Anything with these three methods can be registered with ``add_event_handler``."""
 
-    def on_add(self, obj: Any, is_in_initial_list: bool) -> HandlerResult: ...
+    def on_add(self, obj: Any, is_in_initial_list: bool) -> HandlerResult:
+        """An object was added (``is_in_initial_list``: part of the first list)."""
 
-    def on_update(self, old: Any, new: Any) -> HandlerResult: ...
+    def on_update(self, old: Any, new: Any) -> HandlerResult:
+        """An object changed (``old is new``-ish equal resourceVersions: a resync)."""
 
-    def on_delete(self, obj: Any) -> HandlerResult: ...
+    def on_delete(self, obj: Any) -> HandlerResult:
+        """An object was deleted (possibly a ``DeletedFinalStateUnknown`` tombstone)."""
 
 
 def _ignore_add(obj: Any, is_in_initial_list: bool) -> None:
@@ -125,11 +128,13 @@ class FilteringResourceEventHandler:
         self.handler = handler
 
     def on_add(self, obj: Any, is_in_initial_list: bool) -> HandlerResult:
+        """``on_add`` of the wrapped handler if the object passes the filter."""
         if not self.filter_func(obj):
             return None
         return self.handler.on_add(obj, is_in_initial_list)
 
     def on_update(self, old: Any, new: Any) -> HandlerResult:
+        """Upstream's filtering: both pass -> update; only the new -> add; only the old -> delete."""
         was, now = self.filter_func(old), self.filter_func(new)
         if was and now:
             return self.handler.on_update(old, new)
@@ -140,6 +145,7 @@ class FilteringResourceEventHandler:
         return None
 
     def on_delete(self, obj: Any) -> HandlerResult:
+        """``on_delete`` of the wrapped handler if the object passes the filter."""
         if not self.filter_func(obj):
             return None
         return self.handler.on_delete(obj)

@@ -75,10 +75,12 @@ class Lister(Generic[T]):
 
     @classmethod
     def for_resource(cls, indexer: Indexer, resource: Any) -> Lister[Any]:
+        """A lister over ``indexer`` typed for ``resource``."""
         group, plural = group_resource_of(resource)
         return Lister(indexer, group=group, resource=plural)
 
     def list(self, selector: SelectorLike = None) -> list[T]:
+        """Every cached object matching ``selector`` (shared objects: do not mutate them)."""
         return _filter(self.indexer.list(), selector)
 
     def get(self, name: str) -> T:
@@ -89,6 +91,7 @@ class Lister(Generic[T]):
         return obj  # type: ignore[no-any-return]
 
     def namespace(self, namespace: str) -> NamespaceLister[T]:
+        """A lister restricted to ``namespace`` (upstream ``Listers().Namespace``)."""
         return NamespaceLister(self, namespace)
 
 
@@ -100,6 +103,7 @@ class NamespaceLister(Generic[T]):
         self.namespace = namespace
 
     def list(self, selector: SelectorLike = None) -> list[T]:
+        """Every cached object of this namespace matching ``selector`` (shared objects)."""
         ns = self.namespace
         indexer = self._lister.indexer
         if not ns:
@@ -110,6 +114,7 @@ class NamespaceLister(Generic[T]):
         return _filter([o for o in indexer.list() if namespace_of(o) == ns], selector)
 
     def get(self, name: str) -> T:
+        """The cached object ``name`` in this namespace; ``NotFound`` if absent (shared: do not mutate)."""
         lister = self._lister
         obj = lister.indexer.get_by_key(f"{self.namespace}/{name}" if self.namespace else name)
         if obj is None:

@@ -18,7 +18,10 @@ Guarantees (upstream's, restated for asyncio):
   object about that often (no more often than the informer's check period, at least 1 s apart).
 - **Sync.** :meth:`has_synced` becomes true once the initial list has been fully delivered to the
   cache (and queued to handlers); a registration's ``has_synced()`` waits until that handler has
-  also returned from every initial ``on_add``.
+  also returned from every initial ``on_add``. :func:`wait_for_cache_sync` is event-driven for
+  informers and registrations (the informer wakes its waiters when either changes), so a controller
+  starts reconciling in the same instant of cluster time as its caches sync: ``await cluster.settle()``
+  after starting it is enough (upstream polls every 100 ms, which only plain callables still do).
 
 Mechanics: :meth:`run` builds a DeltaFIFO (``known_objects`` = the indexer, ``Replaced`` deltas) fed
 by a Reflector, and a controller loop drains it into :meth:`SharedIndexInformer._process_keyed`: upstream's
@@ -30,6 +33,7 @@ Per change it writes the cache once and appends one notification tuple to each l
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Callable
 from typing import Any
@@ -132,20 +136,39 @@ class SharedIndexInformer:
         self._fifo: DeltaFIFO | None = None
         self._started = False
         self._stopped = False
+        self._sync_waiters: list[asyncio.Future[None]] = []
 
     def __repr__(self) -> str:
         return f"<SharedIndexInformer {self.name}>"
 
     # --- state ---
     def has_started(self) -> bool:
+        """Whether :meth:`run` has started."""
         return self._started
 
     def is_stopped(self) -> bool:
+        """Whether :meth:`run` has ended."""
         return self._stopped
 
     def has_synced(self) -> bool:
+        """Whether the initial list is in the cache (upstream ``HasSynced``)."""
         c = self._controller
         return c is not None and c.has_synced()
+
+    def _notify_sync(self) -> None:
+        """Wake :func:`wait_for_cache_sync` callers (the cache or a registration may have synced)."""
+        waiters = self._sync_waiters
+        if waiters:
+            self._sync_waiters = []
+            for f in waiters:
+                if not f.done():
+                    f.set_result(None)
+
+    async def _sync_changed(self) -> None:
+        """Wait until the sync state of this informer or one of its registrations may have changed."""
+        f = asyncio.get_running_loop().create_future()
+        self._sync_waiters.append(f)
+        await f
 
     def pending(self) -> int:
         """Changes not yet in the cache plus notifications not yet handled (0 when caught up)."""
@@ -153,6 +176,7 @@ class SharedIndexInformer:
         return (len(fifo) if fifo is not None else 0) + sum(lst.pending for lst in self._listeners)
 
     def last_sync_resource_version(self) -> str:
+        """The resourceVersion of the last list or watch event the cache reflects."""
         c = self._controller
         return c.last_sync_resource_version() if c is not None else ""
 
@@ -168,6 +192,7 @@ class SharedIndexInformer:
     get_store = get_indexer
 
     def add_indexers(self, indexers: Indexers) -> None:
+        """Add index functions (the existing objects are indexed at once)."""
         if self._stopped:
             raise RuntimeError("indexer was not added because it has stopped already")
         self._indexer.add_indexers(indexers)
@@ -191,8 +216,9 @@ class SharedIndexInformer:
         listener = ProcessorListener(
             handler, requested_resync_period=period,
             resync_period=determine_resync_period(period, self.resync_check_period), now=self.clock.now(),
-            upstream_has_synced=self.has_synced, clock=self.clock,
+            upstream_has_synced=self.has_synced, clock=self.clock, notify_sync=self._notify_sync,
         )
+        listener.owner = self
         self._processor.add_listener(listener)
         if self._started:
             for obj in self._indexer.list():
@@ -244,6 +270,7 @@ class SharedIndexInformer:
         if self._started:
             raise RuntimeError(f"{self!r} has already been started; run it only once")
         fifo = DeltaFIFO(key_func=self._key_func, known_objects=self._indexer, emit_delta_type_replaced=True)
+        fifo.on_synced = self._notify_sync
         reflector = Reflector(
             self.client, self.resource, fifo, clock=self.clock, rng=self.rng, namespace=self.namespace,
             labels=self.labels, fields=self.fields, resync_period=self.resync_check_period, name=self.name,
@@ -252,13 +279,15 @@ class SharedIndexInformer:
             perturber=self.perturber,
         )
         self._fifo = fifo
-        self._controller = Controller(fifo, reflector, self._handle_deltas, keyed_process=self._process_keyed)
+        self._controller = Controller(fifo, reflector, self._handle_deltas, keyed_process=self._process_keyed,
+                                      on_drained=self._notify_sync)
         self._started = True
         self._processor.start()
         try:
             await self._controller.run()
         finally:
             self._stopped = True
+            self._notify_sync()
             await self._processor.stop()
 
 
@@ -266,17 +295,36 @@ async def wait_for_cache_sync(
     *informers_or_has_synced: SharedIndexInformer | Registration | Callable[[], bool], clock: Clock,
     timeout: float | None = None,  # noqa: ASYNC109 - cluster-clock time; asyncio.timeout would be wall time
 ) -> bool:
-    """Poll (every 100 ms of clock time, like upstream ``WaitForCacheSync``) until every informer,
-    registration or ``has_synced`` callable reports synced: True; False if ``timeout`` passes first."""
-    checks: list[Callable[[], bool]] = [
-        x.has_synced if isinstance(x, SharedIndexInformer | ProcessorListener) else x
-        for x in informers_or_has_synced
-    ]
-    deadline = None if timeout is None else clock.now() + timeout
-    while True:
-        if all(check() for check in checks):
-            return True
-        now = clock.now()
-        if deadline is not None and now >= deadline:
-            return False
-        await clock.sleep(SYNCED_POLL_PERIOD if deadline is None else min(SYNCED_POLL_PERIOD, deadline - now))
+    """Wait until every informer, registration or ``has_synced`` callable reports synced: True; False if
+    ``timeout`` (clock seconds) passes first (upstream ``WaitForCacheSync``). Informers and registrations
+    wake the waiter when they sync; plain callables are polled every 100 ms of clock time, as upstream."""
+    items = list(informers_or_has_synced)
+
+    def synced(x: SharedIndexInformer | Registration | Callable[[], bool]) -> bool:
+        return x.has_synced() if isinstance(x, SharedIndexInformer | ProcessorListener) else x()
+
+    def informer_of(x: SharedIndexInformer | Registration | Callable[[], bool]) -> SharedIndexInformer | None:
+        if isinstance(x, SharedIndexInformer):
+            return x
+        if isinstance(x, ProcessorListener) and isinstance(x.owner, SharedIndexInformer):
+            return x.owner
+        return None
+
+    async def wait_all() -> None:
+        while True:
+            pending = [x for x in items if not synced(x)]
+            if not pending:
+                return
+            informer = informer_of(pending[0])
+            if informer is not None and not informer.is_stopped():
+                await informer._sync_changed()
+            else:
+                await clock.sleep(SYNCED_POLL_PERIOD)
+
+    if timeout is None:
+        await wait_all()
+        return True
+    with clock.move_on_after(timeout):
+        await wait_all()
+        return True
+    return all(synced(x) for x in items)

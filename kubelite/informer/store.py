@@ -128,31 +128,42 @@ def split_meta_namespace_key(key: str) -> tuple[str, str]:
 class KeyListerGetter(Protocol):
     """What a DeltaFIFO needs to know about the objects its consumer already has."""
 
-    def list_keys(self) -> list[str]: ...
+    def list_keys(self) -> list[str]:
+        """Every key."""
 
-    def get_by_key(self, key: str) -> Any | None: ...
+    def get_by_key(self, key: str) -> Any | None:
+        """The object under ``key``, or None."""
 
 
 class Store(Protocol):
     """A key-computing object store (upstream ``cache.Store``); the Reflector writes into one."""
 
-    def add(self, obj: Any) -> None: ...
+    def add(self, obj: Any) -> None:
+        """Insert or replace ``obj`` under its key."""
 
-    def update(self, obj: Any) -> None: ...
+    def update(self, obj: Any) -> None:
+        """Insert or replace ``obj`` under its key."""
 
-    def delete(self, obj: Any) -> None: ...
+    def delete(self, obj: Any) -> None:
+        """Remove ``obj``'s key."""
 
-    def list(self) -> builtins.list[Any]: ...
+    def list(self) -> builtins.list[Any]:
+        """Every stored object."""
 
-    def list_keys(self) -> builtins.list[str]: ...
+    def list_keys(self) -> builtins.list[str]:
+        """Every key."""
 
-    def get(self, obj: Any) -> Any | None: ...
+    def get(self, obj: Any) -> Any | None:
+        """The stored object with ``obj``'s key, or None."""
 
-    def get_by_key(self, key: str) -> Any | None: ...
+    def get_by_key(self, key: str) -> Any | None:
+        """The object under ``key``, or None."""
 
-    def replace(self, items: Iterable[Any], resource_version: str) -> None: ...
+    def replace(self, items: Iterable[Any], resource_version: str) -> None:
+        """Replace the whole content with ``items``."""
 
-    def resync(self) -> None: ...
+    def resync(self) -> None:
+        """Resync (meaningful for queues; a no-op for caches)."""
 
 
 class Indexer:
@@ -171,18 +182,23 @@ class Indexer:
 
     # --- cache.Store ---
     def add(self, obj: Any) -> None:
+        """Insert or replace ``obj`` under its key."""
         self._tss_update(self.key_func(obj), obj)
 
     def update(self, obj: Any) -> None:
+        """Insert or replace ``obj`` under its key."""
         self._tss_update(self.key_func(obj), obj)
 
     def delete(self, obj: Any) -> None:
+        """Remove ``obj``'s key (a no-op if absent)."""
         self._tss_delete(self.key_func(obj))
 
     def list(self) -> builtins.list[Any]:
+        """Every stored object."""
         return self._tss.list()
 
     def list_keys(self) -> builtins.list[str]:
+        """Every stored key."""
         return self._tss.list_keys()
 
     def get(self, obj: Any) -> Any | None:
@@ -190,13 +206,16 @@ class Indexer:
         return self._tss.get(self.key_func(obj))
 
     def get_by_key(self, key: str) -> Any | None:
+        """The object stored under ``key``, or None."""
         return self._tss.get(key)
 
     def replace(self, items: Iterable[Any], resource_version: str = "") -> None:
+        """Replace the whole content with ``items`` (upstream ``Replace``)."""
         key_func = self.key_func
         self._tss.replace({key_func(o): o for o in items}, resource_version)
 
     def resync(self) -> None:
+        """A no-op for a plain cache (upstream ``Resync``)."""
         self._tss.resync()
 
     def __len__(self) -> int:
@@ -212,19 +231,25 @@ class Indexer:
 
     # --- cache.Indexer ---
     def index(self, index_name: str, obj: Any) -> builtins.list[Any]:
+        """The objects sharing any ``index_name`` value with ``obj`` (upstream ``Index``)."""
         return self._tss.index(index_name, obj)
 
     def by_index(self, index_name: str, indexed_value: str) -> builtins.list[Any]:
+        """The objects whose ``index_name`` values include ``indexed_value`` (upstream ``ByIndex``)."""
         return self._tss.by_index(index_name, indexed_value)
 
     def index_keys(self, index_name: str, indexed_value: str) -> builtins.list[str]:
+        """The keys whose ``index_name`` values include ``indexed_value`` (upstream ``IndexKeys``)."""
         return self._tss.index_keys(index_name, indexed_value)
 
     def list_index_func_values(self, index_name: str) -> builtins.list[str]:
+        """Every value ``index_name`` indexes under."""
         return self._tss.list_index_func_values(index_name)
 
     def get_indexers(self) -> Indexers:
+        """The index functions by name."""
         return self._tss.get_indexers()
 
     def add_indexers(self, indexers: Indexers) -> None:
+        """Add index functions and index the existing objects (``ValueError`` on a name conflict)."""
         self._tss.add_indexers(indexers)

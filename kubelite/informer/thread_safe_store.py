@@ -43,6 +43,7 @@ class ThreadSafeStore:
 
     # --- writes ---
     def add(self, key: str, obj: Any) -> None:
+        """Store ``obj`` under ``key`` and update the indices."""
         self.update(key, obj)
 
     def update(self, key: str, obj: Any) -> Any | None:
@@ -79,12 +80,15 @@ class ThreadSafeStore:
 
     # --- reads ---
     def get(self, key: str) -> Any | None:
+        """The object under ``key``, or None."""
         return self._items.get(key)
 
     def list(self) -> builtins.list[Any]:
+        """Every stored object."""
         return list(self._items.values())
 
     def list_keys(self) -> builtins.list[str]:
+        """Every key."""
         return list(self._items)
 
     def __len__(self) -> int:
@@ -128,6 +132,7 @@ class ThreadSafeStore:
         return list(self._indices.get(index_name, ()))
 
     def get_indexers(self) -> Indexers:
+        """The index functions by name."""
         return dict(self._indexers)
 
     def add_indexers(self, indexers: Indexers) -> None:

@@ -23,7 +23,6 @@ Contract:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -48,6 +47,7 @@ from kubelite.kubelet.node import allocatable, initial_node, node_conditions
 from kubelite.kubelet.pod_worker import NodeRuntime, PodWorker, Stage
 from kubelite.kubelet.status import build_status
 from kubelite.kubelet.volumes import VolumeLookup
+from kubelite.supervise import Supervisor, TaskHandle
 from kubelite.workload import ImageRegistry
 
 __all__ = ["DEFAULT_CAPACITY", "Kubelet"]
@@ -106,7 +106,8 @@ class Kubelet:
         self._dirty: dict[str, PodWorker] = {}
         self._to_delete: dict[str, PodWorker] = {}
         self._wake: asyncio.Event | None = None
-        self._tasks: list[asyncio.Task[Any]] = []
+        self._tasks: list[TaskHandle] = []
+        self._supervisor: Supervisor | None = None
         self._informer: SharedIndexInformer | None = None
         self.running = False
         self.node_uid = ""
@@ -170,11 +171,14 @@ class Kubelet:
         node_informer.add_event_handler(ResourceEventHandlerFuncs(
             on_add=self._on_node, on_update=lambda old, new: self._on_node(new)))
         self._node_informer = node_informer
-        loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(informer.run(), name=f"kubelet-{self.node_name}-pods"),
-                       loop.create_task(node_informer.run(), name=f"kubelet-{self.node_name}-node"),
-                       loop.create_task(self.heartbeat.run(), name=f"kubelet-{self.node_name}-lease"),
-                       loop.create_task(self._status_loop(), name=f"kubelet-{self.node_name}-status")]
+        # the kubelet's loops run in its own task group: one that dies is logged, recorded as a component
+        # error of the running cluster, and raised by stop() (never swallowed)
+        sup = self._supervisor = Supervisor(f"kubelet/{self.node_name}")
+        sup.open()
+        self._tasks = [sup.start_soon(informer.run, name=f"kubelet-{self.node_name}-pods"),
+                       sup.start_soon(node_informer.run, name=f"kubelet-{self.node_name}-node"),
+                       sup.start_soon(self.heartbeat.run, name=f"kubelet-{self.node_name}-lease"),
+                       sup.start_soon(self._status_loop, name=f"kubelet-{self.node_name}-status")]
         # pods we knew before a stop: catch up to now; those gone from the API are handled on relist
         for w in list(self.workers.values()):
             self._sync(w)
@@ -193,12 +197,10 @@ class Kubelet:
         if self._reconcile_timer is not None:
             self._reconcile_timer.cancel()
             self._reconcile_timer = None
-        tasks, self._tasks = self._tasks, []
-        for t in tasks:
-            t.cancel()
-        for t in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
+        self._tasks = []
+        sup, self._supervisor = self._supervisor, None
+        if sup is not None:
+            await sup.close()
         self._dirty.clear()
         self._unsynced.clear()
         self._informer = None

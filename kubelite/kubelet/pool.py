@@ -38,11 +38,13 @@ NODES_GROUP = "system:nodes"
 class NodeHost(Protocol):
     """What a pool needs from whoever runs it."""
 
-    client: Client
+    @property
+    def client(self) -> Client: ...
+
     clock: Clock
     rng: random.Random
 
-    def start_soon(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any, name: str | None = None) -> None: ...
+    def start_soon(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any, name: str | None = None) -> Any: ...
 
     async def settle(self) -> None: ...
 

@@ -146,10 +146,14 @@ class LeaderElector:
             if task is None:
                 continue
             task.cancel()
-            (result,) = await asyncio.gather(task, return_exceptions=True)
-            if task is leading and isinstance(result, Exception):
-                failure = result
-                self._log.error("leading_task_failed", error=repr(result))
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+            except Exception as e:
+                if task is leading:
+                    failure = e
+                    self._log.error("leading_task_failed", error=repr(e), exc_info=e)
         if leading is not None:
             if self.config.release_on_cancel:
                 with self.clock.move_on_after(self.config.renew_deadline):

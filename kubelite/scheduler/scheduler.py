@@ -29,6 +29,7 @@ Contract (upstream ``scheduler.go``, ``schedule_one.go``, ``eventhandlers.go``):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -54,6 +55,7 @@ from kubelite.scheduler.plugins import in_tree_registry
 from kubelite.scheduler.queue.scheduling_queue import UNSCHEDULABLE_FLUSH_INTERVAL, SchedulingQueue
 from kubelite.scheduler.schedule_one import ScheduleResult, schedule_pod
 from kubelite.scheduler.statistics import SchedulerStatistics, StatsRecorder
+from kubelite.supervise import report_error
 
 __all__ = ["Scheduler"]
 
@@ -141,8 +143,9 @@ class Scheduler:
 
     def _task_done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("scheduler_task_failed", error=repr(task.exception()))
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            # logged with its traceback and recorded as an unexpected component error (never silent)
+            report_error("scheduler", exc, event="scheduler_task_failed")
 
     # --- running ---
     async def run(self) -> None:
@@ -165,7 +168,10 @@ class Scheduler:
             tasks = list(self._tasks)
             for t in tasks:
                 t.cancel()
-            await asyncio.gather(flusher, *tasks, return_exceptions=True)
+            # wait for each; their own failures were logged by _task_done as they happened
+            for t in (flusher, *tasks):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await t
 
     async def _flush_unschedulable(self) -> None:
         assert self.queue is not None

@@ -16,7 +16,11 @@ virtual time, seeded from ``--kubelite-seed`` or the test id::
         await kubelite_cluster.wait_for(lambda: ..., timeout=60)
 
 When such a test fails, its report gains a ``kubelite`` section with the seed (and the command that
-replays it) and the cluster's events as ``kubectl get events -A`` shows them.
+replays it) and the cluster's events as ``kubectl get events -A`` shows them. A test whose cluster logged
+an unexpected component error (a reconcile's non-API exception, an event handler's exception, a component
+that died) fails, listing them, unless it is marked ``@pytest.mark.kubelite_allow_errors``.
+:func:`reconciler_manager` is the :class:`~kubelite.controllers.Manager` running the registered reconcilers
+(also in ``cluster.managers``): ``await mgr.crash()`` / ``await mgr.restart()`` crash and restart the operator.
 
 Importing this package is cheap: the control plane is imported when a fixture or helper first runs.
 """
@@ -24,11 +28,12 @@ Importing this package is cheap: the control plane is imported when a fixture or
 from kubelite.testing.helpers import (
     install_crds,
     load_manifests,
+    reconciler_manager,
     register_reconciler,
     register_scheduler_plugin,
     start_default_scheduler,
 )
 from kubelite.testing.plugin import seed_for
 
-__all__ = ["install_crds", "load_manifests", "register_reconciler", "register_scheduler_plugin", "seed_for",
+__all__ = ["install_crds", "load_manifests", "reconciler_manager", "register_reconciler", "register_scheduler_plugin", "seed_for",
            "start_default_scheduler"]

@@ -20,19 +20,26 @@ import asyncio
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["install_crds", "load_manifests", "register_reconciler", "register_scheduler_plugin",
-           "start_default_scheduler"]
+if TYPE_CHECKING:
+    from kubelite.cluster import Cluster
+    from kubelite.controllers import Controller, Manager
+    from kubelite.informer import SharedInformerFactory
+    from kubelite.scheduler import Scheduler
+    from kubelite.supervise import TaskHandle
+
+__all__ = ["install_crds", "load_manifests", "reconciler_manager", "register_reconciler",
+           "register_scheduler_plugin", "start_default_scheduler"]
 
 
 class _Extras:
     """What the helpers started on one cluster."""
 
     def __init__(self) -> None:
-        self.manager: Any = None
-        self.scheduler_task: asyncio.Task[None] | None = None
-        self.scheduler_factory: Any = None
+        self.manager: Manager | None = None
+        self.scheduler_task: TaskHandle | None = None
+        self.scheduler_factory: SharedInformerFactory | None = None
         self.plugins: dict[str, Any] = {}
         self.owns_scheduler = False
 
@@ -40,7 +47,7 @@ class _Extras:
 _EXTRAS: weakref.WeakKeyDictionary[Any, _Extras] = weakref.WeakKeyDictionary()
 
 
-def _extras(cluster: Any) -> _Extras:
+def _extras(cluster: Cluster) -> _Extras:
     ex = _EXTRAS.get(cluster)
     if ex is None:
         ex = _EXTRAS[cluster] = _Extras()
@@ -49,19 +56,17 @@ def _extras(cluster: Any) -> _Extras:
 
 
 async def _keeper(ex: _Extras) -> None:
-    """Lives as long as the cluster; stops what the helpers started when the cluster cancels it."""
+    """Lives as long as the cluster; stops what the helpers started when the cluster cancels it. (The
+    manager is also one of ``cluster.managers``: the cluster stops it, and raises what it died of.)"""
     try:
         await asyncio.Event().wait()
     finally:
-        if ex.manager is not None:
-            await ex.manager.stop()
         await _stop_scheduler(ex)
 
 
 async def _stop_scheduler(ex: _Extras) -> None:
     if ex.scheduler_task is not None:
-        ex.scheduler_task.cancel()
-        await asyncio.gather(ex.scheduler_task, return_exceptions=True)
+        await ex.scheduler_task.stop()
         ex.scheduler_task = None
     if ex.scheduler_factory is not None:
         await ex.scheduler_factory.shutdown()
@@ -88,7 +93,7 @@ def _documents(source: Any) -> list[dict[str, Any]]:
     raise TypeError(f"cannot load manifests from {type(source).__name__}")
 
 
-async def load_manifests(cluster: Any, source: Any, *, namespace: str | None = None,
+async def load_manifests(cluster: Cluster, source: Any, *, namespace: str | None = None,
                          field_manager: str = "kubectl") -> list[dict[str, Any]]:
     """Server-side apply every manifest in ``source`` (see :func:`_documents`) in order, as
     ``kubectl apply --server-side --force-conflicts`` would; returns the objects as stored. The first
@@ -101,7 +106,7 @@ async def load_manifests(cluster: Any, source: Any, *, namespace: str | None = N
     return out
 
 
-async def install_crds(cluster: Any, *crds: Any) -> list[dict[str, Any]]:
+async def install_crds(cluster: Cluster, *crds: Any) -> list[dict[str, Any]]:
     """Install CustomResourceDefinitions (dicts, files or YAML text); returns them once Established."""
     docs = [d for c in crds for d in _documents(c)]
     for d in docs:
@@ -121,13 +126,16 @@ async def install_crds(cluster: Any, *crds: Any) -> list[dict[str, Any]]:
     return [await cluster.client.get("customresourcedefinitions", d["metadata"]["name"]) for d in stored]
 
 
-async def register_reconciler(cluster: Any, name: str, reconciler: Any, *, for_: Any, owns: Iterable[Any] = (),
-                              watches: Sequence[tuple[Any, Any]] = (), max_concurrent_reconciles: int = 1) -> Any:
+async def register_reconciler(cluster: Cluster, name: str, reconciler: Any, *, for_: Any, owns: Iterable[Any] = (),
+                              watches: Sequence[tuple[Any, Any]] = (), max_concurrent_reconciles: int = 1
+                              ) -> Controller:
     """Run ``reconciler`` (a :class:`~kubelite.controllers.Reconciler`, an ``async def reconcile(request)``
     or a zero-argument factory) as controller ``name`` for the ``for_`` resource, owning ``owns`` (owned
     objects enqueue their controller owner) and watching ``(resource, map_fn)`` pairs. Resources are what
     the client accepts: a plural ("webapps.example.com", "deployments"), a (apiVersion, kind) tuple or a
-    typed Struct class. Returns the :class:`~kubelite.controllers.Controller`."""
+    typed Struct class. Returns the :class:`~kubelite.controllers.Controller`; its manager (shared by
+    every reconciler registered on this cluster, one of ``cluster.managers``) is ``controller.manager``
+    and :func:`reconciler_manager`: crash and restart it with ``manager.crash()``/``manager.restart()``."""
     from kubelite.controllers import Manager
 
     ex = _extras(cluster)
@@ -144,7 +152,15 @@ async def register_reconciler(cluster: Any, name: str, reconciler: Any, *, for_:
     return ctrl
 
 
-async def _start_scheduler(cluster: Any, ex: _Extras, profiles: Sequence[Mapping[str, Any]] | None) -> Any:
+def reconciler_manager(cluster: Cluster) -> Manager | None:
+    """The :class:`~kubelite.controllers.Manager` running the reconcilers :func:`register_reconciler`
+    registered on ``cluster`` (None before the first one)."""
+    ex = _EXTRAS.get(cluster)
+    return ex.manager if ex is not None else None
+
+
+async def _start_scheduler(cluster: Cluster, ex: _Extras, profiles: Sequence[Mapping[str, Any]] | None
+                           ) -> Scheduler:
     """Start a kube-scheduler as :class:`~kubelite.cluster.Cluster` does, with the registered plugins."""
     from kubelite.events import EventBroadcaster
     from kubelite.informer import SharedInformerFactory
@@ -161,20 +177,20 @@ async def _start_scheduler(cluster: Any, ex: _Extras, profiles: Sequence[Mapping
         sched.register_plugin(n, f)
     sched.build()  # profile errors surface here, in the caller
     ex.scheduler_factory = informers
-    ex.scheduler_task = asyncio.get_running_loop().create_task(sched.run(), name="kube-scheduler")
+    ex.scheduler_task = cluster.start_soon(sched.run, name="kube-scheduler")
     ex.owns_scheduler = True
     cluster.scheduler = sched
     return sched
 
 
-async def start_default_scheduler(cluster: Any) -> Any:
+async def start_default_scheduler(cluster: Cluster) -> Scheduler:
     """Start the default scheduler under the helpers' control (the fixture does this, on a cluster made
     with ``scheduler=False``), so that :func:`register_scheduler_plugin` can restart it with plugins."""
     return await _start_scheduler(cluster, _extras(cluster), None)
 
 
-async def register_scheduler_plugin(cluster: Any, name: str, factory: Any, *,
-                                    profiles: Sequence[Mapping[str, Any]] | None = None) -> Any:
+async def register_scheduler_plugin(cluster: Cluster, name: str, factory: Any, *,
+                                    profiles: Sequence[Mapping[str, Any]] | None = None) -> Scheduler:
     """Register an out-of-tree scheduler plugin (``factory(args, handle) -> plugin``) and run the default
     scheduler with it: enabled at every extension point it implements, unless ``profiles`` (upstream's
     ``KubeSchedulerProfile`` shape) say otherwise. Plugins registered earlier stay registered. Returns the

@@ -17,6 +17,11 @@ Contract:
   as the ``kubelite_seed`` user property (JUnit XML).
 - ``kubelite_server`` / ``kubelite_kubeconfig``: the test's cluster served over HTTPS on a loopback port in
   the test's loop (``cluster.serve(tls=True)``), and a token kubeconfig for it set as ``KUBECONFIG``.
+- Never silent: after the test, the fixture fails it (an error in teardown) if its cluster recorded any
+  unexpected component error (``cluster.errors``: a reconcile that raised something other than an
+  ``ApiError``, an informer event handler that raised, a component that died), listing each one. A test
+  that provokes such errors on purpose opts out with ``@pytest.mark.kubelite_allow_errors``. A component
+  that died also fails the test through the cluster's exit.
 - Importing this module imports neither the control plane nor asyncio machinery beyond pytest's own:
   the cluster is imported when the fixture first runs.
 """
@@ -64,6 +69,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "kubelite(**options): options of the kubelite_cluster fixture (Cluster keywords, seed=)")
+    config.addinivalue_line(
+        "markers", "kubelite_allow_errors: do not fail the test when its kubelite_cluster logged component errors")
     _fuzz_plugin.configure(config)
 
 
@@ -103,6 +110,12 @@ async def kubelite_cluster(request: pytest.FixtureRequest) -> AsyncIterator[Any]
             await start_default_scheduler(cluster)
         await cluster.settle()
         yield cluster
+    errors = cluster.errors.errors
+    if errors and request.node.get_closest_marker("kubelite_allow_errors") is None:
+        lines = [f"- {e.component}: {e.error}" + "".join(f" {k}={v}" for k, v in e.context.items()) for e in errors]
+        pytest.fail(f"the cluster logged {len(errors)} unexpected component error(s) (mark the test "
+                    f"@pytest.mark.kubelite_allow_errors if they are expected):\n" + "\n".join(lines[:20]),
+                    pytrace=False)
 
 
 @_fixture

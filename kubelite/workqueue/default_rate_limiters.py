@@ -69,6 +69,7 @@ class ItemExponentialFailureRateLimiter(Generic[K]):
         self._failures: dict[K, int] = {}
 
     def when(self, item: K) -> float:
+        """How long ``item`` should wait before it is added again (upstream ``When``)."""
         exp = self._failures.get(item, 0)
         self._failures[item] = exp + 1
         try:
@@ -78,9 +79,11 @@ class ItemExponentialFailureRateLimiter(Generic[K]):
         return backoff if backoff < self.max_delay else self.max_delay
 
     def num_requeues(self, item: K) -> int:
+        """How many times ``item`` has been rate limited since it was last forgotten (upstream ``NumRequeues``)."""
         return self._failures.get(item, 0)
 
     def forget(self, item: K) -> None:
+        """Stop tracking ``item``: its next failure starts from the first delay (upstream ``Forget``)."""
         self._failures.pop(item, None)
 
 
@@ -99,14 +102,17 @@ class ItemFastSlowRateLimiter(Generic[K]):
         self._failures: dict[K, int] = {}
 
     def when(self, item: K) -> float:
+        """How long ``item`` should wait before it is added again (upstream ``When``)."""
         failures = self._failures.get(item, 0) + 1
         self._failures[item] = failures
         return self.fast_delay if failures <= self.max_fast_attempts else self.slow_delay
 
     def num_requeues(self, item: K) -> int:
+        """How many times ``item`` has been rate limited since it was last forgotten (upstream ``NumRequeues``)."""
         return self._failures.get(item, 0)
 
     def forget(self, item: K) -> None:
+        """Stop tracking ``item``: its next failure starts from the first delay (upstream ``Forget``)."""
         self._failures.pop(item, None)
 
 
@@ -142,6 +148,7 @@ class BucketRateLimiter:
         return self._advance(self._clock.now())
 
     def when(self, item: object) -> float:
+        """How long ``item`` should wait before it is added again (upstream ``When``)."""
         if self.qps == math.inf:
             return 0.0
         if self.burst < 1:
@@ -155,9 +162,11 @@ class BucketRateLimiter:
         return -tokens / self.qps if self.qps > 0 else math.inf
 
     def num_requeues(self, item: object) -> int:
+        """How many times ``item`` has been rate limited since it was last forgotten (upstream ``NumRequeues``)."""
         return 0
 
     def forget(self, item: object) -> None:
+        """Stop tracking ``item``: its next failure starts from the first delay (upstream ``Forget``)."""
         pass
 
 
@@ -175,6 +184,7 @@ class MaxOfRateLimiter(Generic[K]):
         self.limiters = limiters
 
     def when(self, item: K) -> float:
+        """How long ``item`` should wait before it is added again (upstream ``When``)."""
         delay = 0.0
         for limiter in self.limiters:
             d = limiter.when(item)
@@ -183,9 +193,11 @@ class MaxOfRateLimiter(Generic[K]):
         return delay
 
     def num_requeues(self, item: K) -> int:
+        """How many times ``item`` has been rate limited since it was last forgotten (upstream ``NumRequeues``)."""
         return max((limiter.num_requeues(item) for limiter in self.limiters), default=0)
 
     def forget(self, item: K) -> None:
+        """Stop tracking ``item``: its next failure starts from the first delay (upstream ``Forget``)."""
         for limiter in self.limiters:
             limiter.forget(item)
 
@@ -200,13 +212,16 @@ class WithMaxWaitRateLimiter(Generic[K]):
         self.max_delay = max_delay
 
     def when(self, item: K) -> float:
+        """How long ``item`` should wait before it is added again (upstream ``When``)."""
         delay = self.limiter.when(item)
         return delay if delay < self.max_delay else self.max_delay
 
     def num_requeues(self, item: K) -> int:
+        """How many times ``item`` has been rate limited since it was last forgotten (upstream ``NumRequeues``)."""
         return self.limiter.num_requeues(item)
 
     def forget(self, item: K) -> None:
+        """Stop tracking ``item``: its next failure starts from the first delay (upstream ``Forget``)."""
         self.limiter.forget(item)
 
 

@@ -260,6 +260,7 @@ class Queue(Generic[T]):
                     self._drainers.remove(fut)
 
     def shutting_down(self) -> bool:
+        """Whether :meth:`shutdown` was called (upstream ``ShuttingDown``)."""
         return self._shutting_down
 
     # --- statistics ---

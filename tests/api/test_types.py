@@ -108,11 +108,14 @@ def test_strict_decoding_names_the_field(cls: type, data: dict[str, Any], messag
 @pytest.mark.parametrize(
     ("obj", "expected"),
     [
-        (t.Pod(), {"apiVersion": "v1", "kind": "Pod"}),
-        (t.Deployment(), {"apiVersion": "apps/v1", "kind": "Deployment"}),
-        (t.CustomResourceDefinition(), {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"}),
-        (t.Scale(), {"apiVersion": "autoscaling/v1", "kind": "Scale"}),
-        (t.HorizontalPodAutoscaler(), {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler"}),
+        # a kind's metadata is never None and always encoded, as Go encodes the ObjectMeta struct
+        (t.Pod(), {"apiVersion": "v1", "kind": "Pod", "metadata": {}}),
+        (t.Deployment(), {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {}}),
+        (t.CustomResourceDefinition(), {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                                        "metadata": {}}),
+        (t.Scale(), {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {}}),
+        (t.HorizontalPodAutoscaler(), {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                                       "metadata": {}}),
         (t.DeleteOptions(), {}),  # one struct for many group/versions: no default
         (core_v1.PodStatus(pod_ips=[core_v1.PodIP(ip="10.0.0.1")], host_ip="192.0.2.1"),
          {"podIPs": [{"ip": "10.0.0.1"}], "hostIP": "192.0.2.1"}),
@@ -164,7 +167,14 @@ def test_every_struct_follows_the_conventions() -> None:
         for field in msgspec.structs.fields(cls):
             if field.encode_name in ("apiVersion", "kind") and field.default_factory is not msgspec.NODEFAULT:
                 continue
+            if field.encode_name == "metadata" and field.default_factory is t.ObjectMeta:
+                continue  # a kind's metadata: never None, still optional in a manifest
             assert field.default is None, (cls, field.name)
+
+
+def test_a_kind_without_metadata_decodes_with_empty_metadata() -> None:
+    pod = msgspec.convert({"apiVersion": "v1", "kind": "Pod"}, t.Pod)
+    assert pod.metadata == t.ObjectMeta() and pod.metadata.name is None
 
 
 def test_kinds_are_reexported() -> None:

@@ -77,7 +77,8 @@ async def test_reconcile_outcome_table(cluster: Cluster, outcome: str, expected_
         if outcome == "terminal":
             raise TerminalError("cannot fix")
         if outcome == "requeue":
-            return Result(requeue=True)
+            with pytest.warns(DeprecationWarning, match="requeue_after"):
+                return Result(requeue=True)
         return None
 
     mgr = Manager(cluster.client, clock=cluster.clock, rng=cluster.rng)
@@ -367,7 +368,9 @@ async def test_reconciler_can_be_replaced(cluster: Cluster, as_object: bool) -> 
 
 
 async def test_worker_maps_outcomes_like_reconcile_handler(cluster: Cluster) -> None:
-    outcomes: dict[str, Any] = {"ok": None, "after": Result(requeue_after=5), "again": Result(requeue=True),
+    with pytest.warns(DeprecationWarning, match="requeue_after"):
+        again = Result(requeue=True)
+    outcomes: dict[str, Any] = {"ok": None, "after": Result(requeue_after=5), "again": again,
                                 "fail": RuntimeError("boom"), "final": TerminalError("no")}
     calls: list[str] = []
 

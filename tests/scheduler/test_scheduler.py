@@ -69,7 +69,9 @@ async def test_gpu_pods_fill_gpu_nodes_then_wait_for_a_new_node(cluster: Cluster
         await cluster.wait_for(lambda: sched.statistics().scheduled == 3, timeout=30)
         placed = await bound(cluster, "g0", "g1", "g2", "g3")
         assert sorted(v for v in placed.values() if v) == ["gpu-a", "gpu-b", "gpu-b"]
-        assert sched.statistics().unschedulable == 1
+        # the fourth pod may first land in backoffQ (a binding event arrived during its cycle), then
+        # in the unschedulable pool once its retry fails again
+        await cluster.wait_for(lambda: sched.statistics().unschedulable == 1, timeout=30)
         await create_node(cluster, "gpu-c", gpu=8)
         await cluster.wait_for(lambda: sched.statistics().scheduled == 4, timeout=30)
         waiting = next(n for n, v in placed.items() if v is None)
@@ -192,11 +194,12 @@ async def test_gang_that_cannot_fit_times_out_and_binds_nothing(cluster: Cluster
         labels = {"gang": "big", "gang-size": "3"}
         for i in range(3):
             await create_pod(cluster, f"w{i}", cpu="1", labels=labels)
-        await cluster.advance(31)
+        await cluster.advance(30.5)
         assert sched.statistics().scheduled == 0
         assert await bound(cluster, "w0", "w1", "w2") == {"w0": None, "w1": None, "w2": None}
-        exp = sched.explain("default", "w0")
-        assert exp is not None and "rejected due to timeout after waiting 30s at plugin Gang" in exp.message
+        # the members that waited at Permit are rejected at t=30 (which ones waited depends on arrival order)
+        messages = [e.message for e in (sched.explain("default", f"w{i}") for i in range(3)) if e is not None]
+        assert any("rejected due to timeout after waiting 30s at plugin Gang" in m for m in messages)
 
 
 async def test_node_affinity_and_scores_are_explained(cluster: Cluster) -> None:

@@ -218,6 +218,41 @@ def test_importing_the_plugin_imports_nothing_beyond_the_kubelite_package() -> N
 def test_public_api() -> None:
     import kubelite.testing as t
 
-    assert set(t.__all__) == {"install_crds", "load_manifests", "register_reconciler", "register_scheduler_plugin",
+    assert set(t.__all__) == {"install_crds", "load_manifests", "reconciler_manager", "register_reconciler",
+                              "register_scheduler_plugin",
                               "seed_for", "start_default_scheduler"}
     assert all(hasattr(t, name) for name in t.__all__)
+
+
+def test_a_cluster_that_logged_a_component_error_fails_its_test_unless_marked(pytester: pytest.Pytester) -> None:
+    """Never silent: a reconcile bug retried forever used to leave the test green (issue #15)."""
+    pytester.makepyfile(test_errors="""
+        import pytest
+        from kubelite.testing import register_reconciler
+
+        async def buggy(req):
+            raise KeyError("spec")
+
+        async def start(cluster):
+            await register_reconciler(cluster, "buggy", buggy, for_="configmaps")
+            await cluster.client.create({"apiVersion": "v1", "kind": "ConfigMap",
+                                         "metadata": {"name": "x", "namespace": "default"}})
+            await cluster.advance(1)
+
+        @pytest.mark.kubelite(nodes=0, network=False)
+        async def test_unmarked(kubelite_cluster):
+            await start(kubelite_cluster)
+
+        @pytest.mark.kubelite_allow_errors
+        @pytest.mark.kubelite(nodes=0, network=False)
+        async def test_marked(kubelite_cluster):
+            await start(kubelite_cluster)
+            assert kubelite_cluster.errors.errors[0].component == "controller/buggy"
+
+        @pytest.mark.kubelite(nodes=0, network=False)
+        async def test_clean(kubelite_cluster):
+            await kubelite_cluster.advance(1)
+    """)
+    result = run(pytester)
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(["*unexpected component error*", "*controller/buggy: KeyError: 'spec'*"])

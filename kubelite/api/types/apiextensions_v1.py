@@ -47,7 +47,7 @@ class CustomResourceDefinition(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "apiextensions.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "CustomResourceDefinition"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: CustomResourceDefinitionSpec | None = None
     status: CustomResourceDefinitionStatus | None = None
 

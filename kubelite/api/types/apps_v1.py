@@ -30,7 +30,7 @@ class ControllerRevision(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "apps/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "ControllerRevision"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     data: dict[str, Any] | None = None
     revision: int | None = None
 
@@ -40,7 +40,7 @@ class DaemonSet(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "apps/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "DaemonSet"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: DaemonSetSpec | None = None
     status: DaemonSetStatus | None = None
 
@@ -92,7 +92,7 @@ class Deployment(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "apps/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Deployment"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: DeploymentSpec | None = None
     status: DeploymentStatus | None = None
 
@@ -147,7 +147,7 @@ class ReplicaSet(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "apps/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "ReplicaSet"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: ReplicaSetSpec | None = None
     status: ReplicaSetStatus | None = None
 
@@ -209,7 +209,7 @@ class StatefulSet(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "apps/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "StatefulSet"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: StatefulSetSpec | None = None
     status: StatefulSetStatus | None = None
 

@@ -22,7 +22,7 @@ class Scale(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "autoscaling/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Scale"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: ScaleSpec | None = None
     status: ScaleStatus | None = None
 

@@ -83,7 +83,7 @@ class HorizontalPodAutoscaler(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "autoscaling/v2"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "HorizontalPodAutoscaler"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: HorizontalPodAutoscalerSpec | None = None
     status: HorizontalPodAutoscalerStatus | None = None
 

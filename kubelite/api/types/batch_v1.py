@@ -27,7 +27,7 @@ class CronJob(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "batch/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "CronJob"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: CronJobSpec | None = None
     status: CronJobStatus | None = None
 
@@ -58,7 +58,7 @@ class Job(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "batch/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Job"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: JobSpec | None = None
     status: JobStatus | None = None
 

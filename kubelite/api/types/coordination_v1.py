@@ -22,7 +22,7 @@ class Lease(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "coordination.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Lease"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: LeaseSpec | None = None
 
 

@@ -129,7 +129,7 @@ class Binding(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Binding"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     target: ObjectReference | None = None
 
 
@@ -227,7 +227,7 @@ class ConfigMap(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "ConfigMap"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     binary_data: dict[str, str] | None = msgspec.field(default=None, name="binaryData")
     data: dict[str, str] | None = None
     immutable: bool | None = None
@@ -480,7 +480,7 @@ class Endpoints(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Endpoints"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     subsets: list[EndpointSubset] | None = None
 
 
@@ -552,7 +552,7 @@ class Event(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Event"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     action: str | None = None
     count: int | None = None
     event_time: str | None = msgspec.field(default=None, name="eventTime")
@@ -849,7 +849,7 @@ class Namespace(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Namespace"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: NamespaceSpec | None = None
     status: NamespaceStatus | None = None
 
@@ -882,7 +882,7 @@ class Node(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Node"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: NodeSpec | None = None
     status: NodeStatus | None = None
 
@@ -1083,7 +1083,7 @@ class PersistentVolume(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "PersistentVolume"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: PersistentVolumeSpec | None = None
     status: PersistentVolumeStatus | None = None
 
@@ -1093,7 +1093,7 @@ class PersistentVolumeClaim(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "PersistentVolumeClaim"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: PersistentVolumeClaimSpec | None = None
     status: PersistentVolumeClaimStatus | None = None
 
@@ -1208,7 +1208,7 @@ class Pod(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Pod"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: PodSpec | None = None
     status: PodStatus | None = None
 
@@ -1610,7 +1610,7 @@ class Secret(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Secret"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     data: dict[str, str] | None = None
     immutable: bool | None = None
     string_data: dict[str, str] | None = msgspec.field(default=None, name="stringData")
@@ -1679,7 +1679,7 @@ class Service(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Service"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: ServiceSpec | None = None
     status: ServiceStatus | None = None
 
@@ -1689,7 +1689,7 @@ class ServiceAccount(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "ServiceAccount"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     automount_service_account_token: bool | None = msgspec.field(default=None, name="automountServiceAccountToken")
     image_pull_secrets: list[LocalObjectReference] | None = msgspec.field(default=None, name="imagePullSecrets")
     secrets: list[ObjectReference] | None = None

@@ -61,7 +61,7 @@ class EndpointSlice(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "discovery.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "EndpointSlice"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     address_type: str | None = msgspec.field(default=None, name="addressType")
     endpoints: list[Endpoint] | None = None
     ports: list[EndpointPort] | None = None

@@ -22,7 +22,7 @@ class Eviction(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "policy/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Eviction"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     delete_options: meta_v1.DeleteOptions | None = msgspec.field(default=None, name="deleteOptions")
 
 
@@ -31,7 +31,7 @@ class PodDisruptionBudget(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "policy/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "PodDisruptionBudget"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: PodDisruptionBudgetSpec | None = None
     status: PodDisruptionBudgetStatus | None = None
 

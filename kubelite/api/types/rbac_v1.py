@@ -29,7 +29,7 @@ class ClusterRole(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "rbac.authorization.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "ClusterRole"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     aggregation_rule: AggregationRule | None = msgspec.field(default=None, name="aggregationRule")
     rules: list[PolicyRule] | None = None
 
@@ -39,7 +39,7 @@ class ClusterRoleBinding(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "rbac.authorization.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "ClusterRoleBinding"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     role_ref: RoleRef | None = msgspec.field(default=None, name="roleRef")
     subjects: list[Subject] | None = None
 
@@ -59,7 +59,7 @@ class Role(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "rbac.authorization.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Role"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     rules: list[PolicyRule] | None = None
 
 
@@ -68,7 +68,7 @@ class RoleBinding(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "rbac.authorization.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "RoleBinding"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     role_ref: RoleRef | None = msgspec.field(default=None, name="roleRef")
     subjects: list[Subject] | None = None
 

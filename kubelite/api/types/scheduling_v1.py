@@ -22,7 +22,7 @@ class PriorityClass(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "scheduling.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "PriorityClass"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     description: str | None = None
     global_default: bool | None = msgspec.field(default=None, name="globalDefault")
     preemption_policy: str | None = msgspec.field(default=None, name="preemptionPolicy")

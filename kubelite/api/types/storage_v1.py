@@ -23,7 +23,7 @@ class StorageClass(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "storage.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "StorageClass"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     allow_volume_expansion: bool | None = msgspec.field(default=None, name="allowVolumeExpansion")
     allowed_topologies: list[core_v1.TopologySelectorTerm] | None = msgspec.field(default=None, name="allowedTopologies")
     mount_options: list[str] | None = msgspec.field(default=None, name="mountOptions")

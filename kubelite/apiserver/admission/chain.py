@@ -91,12 +91,30 @@ class AdmissionChain:
         self.mutating_plugins: list[Any] = list(mutating)
         self.validating_plugins: list[Any] = list(validating)
         self.hooks: list[AdmissionHook] = []
+        #: a resource registry: set (as a Cluster's apiserver does), hooks accept every resource naming
+        self.registry: Any = None
+
+    def _canonical(self, ref: Any) -> tuple[str, str] | str:
+        if ref == "*" or self.registry is None:
+            return ref  # type: ignore[no-any-return]
+        if isinstance(ref, tuple):  # (group, plural), as before
+            ref = f"{ref[0]}/{ref[1]}" if ref[0] else ref[1]
+        try:
+            info = self.registry.lookup(ref)
+        except KeyError as e:
+            raise ValueError(f"unknown resource {ref!r} for an admission hook: {e.args[0] if e.args else ''}"
+                             ) from None
+        return (info.group, info.plural)
 
     def register(
         self, fn: HookFn, *, name: str | None = None, mutating: bool = False,
-        resources: Sequence[tuple[str, str] | str] = ("*",), operations: Sequence[str] = ("CREATE", "UPDATE"),
+        resources: Sequence[Any] = ("*",), operations: Sequence[str] = ("CREATE", "UPDATE"),
         subresources: Sequence[str] = ("",),
     ) -> AdmissionHook:
+        """Register ``async def fn(request)`` for ``resources`` (a Struct class, ``"pods"``, ``"deploy"``,
+        ``"widgets.example.com"``, ``"apps/deployments"``, ``(group, plural)`` or ``"*"``; an unknown name is
+        a ``ValueError``), ``operations`` and ``subresources``."""
+        resources = [self._canonical(r) for r in resources]
         hook = AdmissionHook(
             fn, name=name or str(getattr(fn, "__name__", "hook")), mutating=mutating, resources=resources,
             operations=operations, subresources=subresources,
