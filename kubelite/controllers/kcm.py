@@ -34,6 +34,7 @@ __all__ = ["CONTROLLERS", "SERVICE_ACCOUNTS", "ControllerContext", "start_contro
 CONTROLLERS: dict[str, str] = {
     "serviceaccount": "kubelite.controllers.serviceaccount",
     "endpointslice": "kubelite.controllers.endpointslice",
+    "replicationcontroller": "kubelite.controllers.replication",
     "replicaset": "kubelite.controllers.replicaset",
     "deployment": "kubelite.controllers.deployment",
     "job": "kubelite.controllers.job",
@@ -56,6 +57,7 @@ CONTROLLERS: dict[str, str] = {
 SERVICE_ACCOUNTS = {
     "serviceaccount": "service-account-controller",
     "endpointslice": "endpointslice-controller",
+    "replicationcontroller": "replication-controller",
     "replicaset": "replicaset-controller",
     "deployment": "deployment-controller",
     "job": "job-controller",
