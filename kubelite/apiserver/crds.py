@@ -25,6 +25,7 @@ from kubelite.api.names import name_is_dns_subdomain
 from kubelite.api.resources import ResourceInfo
 from kubelite.api.schema import Schema, builtin_schemas
 from kubelite.apiserver.crd import apply_defaults, crd_defaults, validate, validate_crd
+from kubelite.apiserver.crd.cel import validate_rules
 from kubelite.apiserver.registry.tables import ResourceTables
 from kubelite.clock import Clock
 from kubelite.errors import FieldError
@@ -164,7 +165,12 @@ class CustomResources:
         schema = self._version_schema(info, obj)
         if schema is not None:
             body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
-            errs.extend(validate(body, schema))
+            schema_errs = validate(body, schema)
+            errs.extend(schema_errs)
+            if not schema_errs:  # CEL rules see only values of their schema's types
+                old_body = None if old is None else {
+                    k: v for k, v in old.items() if k not in ("apiVersion", "kind", "metadata")}
+                errs.extend(validate_rules(body, old_body, schema.raw))
         return errs
 
     def validate_definition(self, crd: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
