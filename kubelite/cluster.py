@@ -159,13 +159,15 @@ class Cluster:
         tune_gc: bool = True, nodes: int | Sequence[Mapping[str, Any]] = 0, scheduler: bool = True,
         controllers: bool | Sequence[str] = True, controller_options: dict[str, Any] | None = None,
         image_registry: Any = None, network: bool = True, proxy_mode: str = "iptables",
+        event_ttl: float | None = 3600.0,
     ) -> None:
         """``nodes``: a node count, or node pool specs (dicts of :class:`kubelite.kubelet.NodePool` arguments:
         ``count``, ``prefix``, ``capacity``, ``labels``, ``taints``, ``zones``, ``instance_type``, ...).
         ``scheduler`` starts the default kube-scheduler; ``controllers`` the built-in controllers (all, or
         the names given; see :data:`kubelite.controllers.kcm.CONTROLLERS`). ``network`` starts the data plane
         (kube-proxy on every node, cluster DNS, the traffic generator: ``cluster.network``), reading the same
-        ``image_registry`` (workload profiles) as the kubelets."""
+        ``image_registry`` (workload profiles) as the kubelets. ``event_ttl`` is kube-apiserver's ``--event-ttl``
+        in seconds (Events expire that long after their last write; None keeps them)."""
         self.seed = seed
         self._tune_gc = tune_gc
         self._node_specs: list[dict[str, Any]] = (
@@ -194,6 +196,7 @@ class Cluster:
         self.store = Store(history=history) if history is not None else Store()
         self.apiserver = ApiServer(
             clock=self.clock, rng=self.rng, store=self.store, track_managed_fields=track_managed_fields,
+            event_ttl=event_ttl,
         )
         self.client = Client(self.apiserver)
         # Background tasks are plain asyncio tasks (not an anyio task group) so a cluster can be entered
@@ -342,6 +345,7 @@ class Cluster:
             if errors and exc is None:
                 raise errors[0]
         finally:
+            self.apiserver.event_ttl.close()
             self.store.close_watches(reason="cluster stopped")
             if self._clock_cm is not None:
                 await self._clock_cm.__aexit__(exc_type, exc, tb)

@@ -63,6 +63,9 @@ class ResourceInfo(msgspec.Struct, frozen=True, kw_only=True):
     schema_ref: str | None = None  # definition name in openapi.json; None for custom resources
     list_kind: str = ""  # "PodList"
     verbs: frozenset[str] = STANDARD_VERBS
+    # every version a client may send the kind in (a CRD's served versions; ``version`` is its storage
+    # version): the REST mapper finds the resource under each
+    served_versions: tuple[str, ...] = ()
 
     @property
     def api_version(self) -> str:
@@ -242,6 +245,9 @@ class Registry:
 
     def _index(self, info: ResourceInfo) -> None:
         self._by_kind.setdefault((info.api_version, info.kind), info)
+        for version in info.served_versions:
+            api_version = f"{info.group}/{version}" if info.group else version
+            self._by_kind.setdefault((api_version, info.kind), info)
         if info.struct is not None:
             self._by_struct.setdefault(info.struct, info)
         for name in (info.plural, info.singular, info.kind.lower(), *info.short_names):

@@ -24,7 +24,13 @@ import msgspec
 from kubelite.api.names import name_is_dns_subdomain
 from kubelite.api.resources import ResourceInfo
 from kubelite.api.schema import Schema, builtin_schemas
-from kubelite.apiserver.crd import apply_defaults, crd_defaults, validate, validate_crd
+from kubelite.apiserver.crd import (
+    apply_defaults,
+    crd_defaults,
+    prune_non_nullable_nulls,
+    validate,
+    validate_crd,
+)
 from kubelite.apiserver.crd.cel import validate_rules
 from kubelite.apiserver.registry.tables import ResourceTables
 from kubelite.clock import Clock
@@ -92,6 +98,7 @@ class _Definition:
             singular=names.get("singular") or names["kind"].lower(), namespaced=spec.get("scope") == "Namespaced",
             short_names=tuple(names.get("shortNames") or ()), categories=tuple(names.get("categories") or ()),
             subresources=frozenset(subresources), list_kind=names.get("listKind") or names["kind"] + "List",
+            served_versions=tuple(v for v in self.served if v != self.storage),
         )
 
 
@@ -152,6 +159,9 @@ class CustomResources:
     def default(self, info: ResourceInfo, obj: dict[str, Any]) -> None:
         schema = self._version_schema(info, obj)
         if schema is not None:
+            # the unstructured defaulter: explicit nulls of non-nullable fields without a default are
+            # dropped (PruneNonNullableNullsWithoutDefaults), the rest defaulted (structural Default)
+            prune_non_nullable_nulls(obj, schema)
             apply_defaults(obj, schema)
 
     def validate(self, info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:

@@ -18,9 +18,12 @@ from typing import Any
 
 import msgspec
 
+from kubelite.api import jsonsafe
+from kubelite.api.quantity_fields import QuantityError, canonicalize_quantities
 from kubelite.api.resources import ResourceInfo, SubresourceInfo
 from kubelite.api.schema import Schema, builtin_schemas
 from kubelite.apiserver.auth.rbac import Attributes, RBACAuthorizer, forbidden
+from kubelite.apiserver.auth.request_info import request_attributes
 from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo
 from kubelite.apiserver.crd import prune, unknown_fields
 from kubelite.apiserver.crds import CustomResources
@@ -41,10 +44,7 @@ class Authorizer:
     ) -> None:
         if SYSTEM_PRIVILEGED_GROUP in user.groups:
             return
-        attrs = Attributes(
-            user=user, verb=verb, namespace=namespace if info.namespaced else "", api_group=info.group,
-            resource=info.plural, subresource=subresource, name=name,
-        )
+        attrs = request_attributes(user, verb, info, subresource, namespace, name)
         allowed, reason = self.rbac.authorize(attrs)
         if not allowed:
             raise forbidden(attrs, reason)
@@ -64,6 +64,36 @@ class Authorizer:
         if not allowed:
             raise Forbidden.make(f"{info.group_resource} {msgspec.json.encode(name).decode()} is forbidden: {reason}",
                                  name=name, group=info.group, kind=info.plural)
+
+
+# built-in kinds with fields of any shape (JSONSchemaProps' default/example, ControllerRevision.data)
+_OPEN_KINDS = {("apiextensions.k8s.io", "customresourcedefinitions"), ("apps", "controllerrevisions")}
+
+
+def check_depth(body: Any) -> None:
+    """400 for data nested deeper than the pipeline's recursive walkers can take (jsonsafe.MAX_DEPTH)."""
+    meta = body.get("metadata") if isinstance(body, dict) else None
+    if isinstance(meta, dict) and "managedFields" in meta:
+        # fieldsV1 mirrors the object four levels down; its decoder guards itself
+        body = {**body, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+    try:
+        jsonsafe.check_depth(body)
+    except jsonsafe.TooDeep as e:
+        raise BadRequest.make(str(e)) from None
+
+
+def canonical_quantities(info: ResourceInfo, obj: dict[str, Any]) -> dict[str, Any]:
+    """Decoding into resource.Quantity canonicalises (``1000m`` -> ``1``) or rejects with 400 (built-in
+    kinds; custom resources are unstructured upstream)."""
+    schema = builtin_schemas().get(info.schema_ref) if info.struct is not None and info.schema_ref else None
+    if schema is not None:
+        try:
+            canonicalize_quantities(obj, schema)
+        except QuantityError as e:
+            raise BadRequest.make(
+                f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: {e}'
+            ) from None
+    return obj
 
 
 class Decoder:
@@ -99,6 +129,8 @@ class Decoder:
         elif not isinstance(meta, dict):
             raise BadRequest.make(f"{info.kind} in version \"{info.version}\" cannot be handled as a {info.kind}: "
                                   "metadata must be an object")
+        if info.struct is None or (info.group, info.plural) in _OPEN_KINDS:
+            check_depth(body)  # open-ended data: the walkers below recurse on whatever was sent
         if info.struct is None:
             schema = self.crs.schema(info)
             if schema is not None:
@@ -108,7 +140,8 @@ class Decoder:
         typed = self._typed(info.struct, info.kind, info.version, strategy.schema, body, mode, warnings)
         if is_apply:
             return body  # apply configurations keep explicit nulls (they mean "remove"), so only check them
-        return msgspec.to_builtins(typed)  # type: ignore[no-any-return]
+        out: dict[str, Any] = msgspec.to_builtins(typed)
+        return canonical_quantities(info, out)
 
     def decode_subresource(self, sub: SubresourceInfo, body: Any, warnings: list[str]) -> dict[str, Any]:
         """A subresource's body (Binding, Eviction, Scale): kind, version, types and unknown fields are

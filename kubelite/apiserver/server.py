@@ -54,6 +54,7 @@ from kubelite.apiserver.auth.authn import TokenAuthenticator
 from kubelite.apiserver.auth.rbac import RBACAuthorizer
 from kubelite.apiserver.auth.user import UserInfo
 from kubelite.apiserver.crds import CustomResources
+from kubelite.apiserver.event_ttl import DEFAULT_EVENT_TTL, EventStrategy, EventTTL
 from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.handlers.get import bookmark_fn
 from kubelite.apiserver.handlers.patch import PATCH_TYPES
@@ -88,7 +89,7 @@ class ApiServer:
 
     def __init__(
         self, *, clock: Clock, rng: random.Random, store: Store | None = None, registry: Registry | None = None,
-        track_managed_fields: bool = True,
+        track_managed_fields: bool = True, event_ttl: float | None = DEFAULT_EVENT_TTL,
     ) -> None:
         self.clock = clock
         self.rng = rng
@@ -104,7 +105,7 @@ class ApiServer:
         limit_ranger = LimitRanger(reader)
         self.admission = AdmissionChain(
             mutating=[
-                NamespaceLifecycle(reader), limit_ranger, ServiceAccountAdmission(), TaintNodesByCondition(),
+                NamespaceLifecycle(reader), limit_ranger, ServiceAccountAdmission(reader), TaintNodesByCondition(),
                 PriorityAdmission(reader), DefaultTolerationSeconds(), DefaultStorageClass(reader),
             ],
             # upstream's order: LimitRanger validates early, ResourceQuota is always the last plugin
@@ -114,6 +115,10 @@ class ApiServer:
         # the service REST storage's ClusterIP and NodePort allocators (pkg/registry/core/service)
         self.service_ips = ServiceIPAllocator(rng=rng)
         self.strategies = StrategySet(crs=self.crs, rbac=self.rbac, service_ips=self.service_ips)
+        # --event-ttl: Events expire one TTL after their last write (etcd leases)
+        self.event_ttl = EventTTL(clock=clock, store=self.store,
+                                  table=lambda: self.store.tables.get(("", "events")), ttl=event_ttl)
+        self.strategies.register("", "events", lambda info: EventStrategy(info, self.event_ttl))
         self.generic_store = GenericStore(
             clock=clock, rng=rng, tables=self.tables, admission=self.admission, field_manager=self.field_manager,
             authorize=self.authorizer.authorize_implied, track_managed_fields=track_managed_fields,

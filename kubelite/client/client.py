@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import msgspec
 
+from kubelite.api import jsonsafe
 from kubelite.api.codec import json_decoder
 from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import ResourceInfo
+from kubelite.apiserver.auth.impersonation import impersonate
 from kubelite.apiserver.auth.user import ADMIN, UserInfo
 from kubelite.errors import BadRequest, Expired
 from kubelite.perturb import Perturber
@@ -136,12 +138,12 @@ class Client:
 
     # --- identities ---
     def as_user(self, name: str, groups: Sequence[str] = (), *, uid: str = "") -> Client:
-        """A client acting as ``name`` in ``groups`` (plus ``system:authenticated``)."""
-        gs = tuple(groups)
-        if "system:authenticated" not in gs:
-            gs = (*gs, "system:authenticated")
-        return Client(self._server, user=UserInfo(name=name, uid=uid, groups=gs), field_manager=self.field_manager,
-                      namespace=self.namespace)
+        """A client acting as ``name`` in ``groups`` (plus ``system:authenticated``).
+
+        Impersonation is authorized as upstream's filter does it: this client's user needs the
+        ``impersonate`` verb on the user (or service account), each group and the uid (403 otherwise)."""
+        user = impersonate(self._server.rbac, self.user, name, tuple(groups), uid=uid)
+        return Client(self._server, user=user, field_manager=self.field_manager, namespace=self.namespace)
 
     def with_token(self, token: str | None) -> Client:
         """A client authenticated by a bearer token (401 Unauthorized if the token is unknown)."""
@@ -183,7 +185,10 @@ class Client:
         """A private deep copy of ``obj`` as JSON data."""
         if isinstance(obj, msgspec.Struct):
             return msgspec.to_builtins(obj)  # type: ignore[no-any-return]
-        return _decode(_encode(obj))  # type: ignore[no-any-return]
+        try:
+            return _decode(jsonsafe.encode(obj))  # type: ignore[no-any-return]
+        except RecursionError:
+            raise BadRequest.make(str(jsonsafe.TooDeep())) from None
 
     def _ns(self, info: ResourceInfo, namespace: str | None, obj: dict[str, Any] | None = None) -> str:
         if not info.namespaced:

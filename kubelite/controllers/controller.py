@@ -16,7 +16,7 @@ Guarantees (controller-runtime ``pkg/internal/controller`` on client-go's workqu
 
 Hot path (issue #3): the informer calls one closure per event, built once per watch for its number of
 predicates (none: straight to the handler); a worker takes ready requests without suspending and runs
-``reconcile_handler``'s steps inline, awaiting the user's coroutine directly (no wrapper coroutines).
+``reconcile_handler``, which awaits the user's coroutine directly (no wrapper coroutine).
 """
 
 from __future__ import annotations
@@ -215,12 +215,11 @@ class Controller:
         self.running = False
 
     async def _worker(self) -> None:
-        # reconcile_handler inlined: per request, no coroutine besides the user's own, and no
-        # suspension to take a request that is already queued.
+        # One path per behaviour (#13): each request goes through reconcile_handler. Inlining its steps here
+        # measured no gain (bench/informer.py no-op controller: 77,620 vs 77,631 reconciles/s CPU).
         queue = self.queue
-        get_nowait, get, done, forget = queue.get_nowait, queue.get, queue.done, queue.forget
-        name = self.name
-        set_context, reset_context = reconcile_context.set, reconcile_context.reset
+        get_nowait, get, done = queue.get_nowait, queue.get, queue.done
+        handle = self.reconcile_handler
         while True:
             try:
                 req = get_nowait()
@@ -228,31 +227,8 @@ class Controller:
                     req = await get()
             except ShutDown:
                 return
-            self._reconciles += 1
-            self._active += 1
-            token = set_context((name, req, self._reconciles))
             try:
-                result = await self._reconcile(req)
-            except Exception as e:
-                try:
-                    self._failed(req, e)
-                finally:
-                    self._active -= 1
-                    reset_context(token)
-                    done(req)
-                continue
-            except BaseException:  # cancelled: clean up like reconcile_handler's finally, then go
-                self._active -= 1
-                reset_context(token)
-                done(req)
-                raise
-            self._active -= 1
-            reset_context(token)
-            try:
-                if result is None:
-                    forget(req)
-                else:
-                    self._succeeded(req, result)
+                await handle(req)
             finally:
                 done(req)
 
@@ -284,8 +260,8 @@ class Controller:
                 queue.add(req)
 
     async def reconcile_handler(self, req: Request) -> None:
-        """Run one reconcile and map its outcome to the queue (controller-runtime ``reconcileHandler``).
-        The workers run these same steps inline."""
+        """Run one reconcile and map its outcome to the queue (controller-runtime ``reconcileHandler``); what
+        every worker runs per request."""
         self._reconciles += 1
         self._active += 1
         token = reconcile_context.set((self.name, req, self._reconciles))

@@ -18,6 +18,9 @@ Contract:
   waits (exponential backoff: 800 ms doubling to 30 s, jitter 1.0, reset every 2 minutes) and starts
   over with a list. A 429 on opening a watch backs off and re-watches without relisting. Other
   exceptions are bugs and propagate out of :meth:`run`.
+- **Undecodable objects are skipped.** An object the typed decoder rejects (listed or watched) is
+  logged (``list_item_undecodable``/``watch_event_undecodable``), counted in ``undecodable`` and
+  skipped; the informer keeps serving every other object.
 - **Watches rotate.** Each watch asks for a random ``timeoutSeconds`` in [5 min, 10 min) (upstream
   ``minWatchTimeout``), so long runs spread re-watches over virtual time.
 - **Resync.** While watching, every ``resync_period`` seconds (0: never) ``store.resync()`` is called
@@ -125,6 +128,7 @@ class Reflector:
         self._relist_after_expired = False
         self._resync_handle: TimerHandle | None = None
         self.lists = 0
+        self.undecodable = 0  # objects skipped because the typed decoder rejected them
         self.watches = 0
         self.relists_after_expired = 0
         self.errors = 0
@@ -215,9 +219,26 @@ class Reflector:
 
     async def _list_all(self, rv: str) -> tuple[list[Any], str]:
         """Every page of a list (upstream ``tools/pager``), falling back to one unpaged list if a
-        continue token expires mid-way."""
+        continue token expires mid-way. An object the typed decoder rejects is logged and skipped, so one
+        bad object cannot starve every consumer of the informer."""
+        try:
+            return await self._list_pages(rv, self.resource)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            pass
+        raw, list_rv = await self._list_pages(rv, self.client._info(self.resource).group_resource)  # as dicts
+        cls: Any = self.resource
+        items = []
+        for d in raw:
+            try:
+                items.append(msgspec.convert(d, cls))
+            except msgspec.ValidationError as err:
+                self.undecodable += 1
+                log.error("list_item_undecodable", reflector=self.name, key=meta_namespace_key_func(d), error=str(err))
+        return items, list_rv
+
+    async def _list_pages(self, rv: str, res: Any) -> tuple[list[Any], str]:
         scope = self._scope()
-        client, res = self.client, self.resource
+        client = self.client
         page = await client.list_page(res, resource_version=rv or None, limit=self.page_size, **scope)
         items = list(page.items)
         list_rv = page.resource_version
@@ -277,11 +298,17 @@ class Reflector:
         poll = stream.poll
         events = aiter(stream)
         while True:
-            ev = poll()
-            if ev is None:
-                ev = await anext(events, None)
+            try:
+                ev = poll()
                 if ev is None:
-                    return
+                    ev = await anext(events, None)
+                    if ev is None:
+                        return
+            except (msgspec.ValidationError, msgspec.DecodeError) as err:
+                # an object the typed decoder rejects: skip it rather than let the informer die
+                self.undecodable += 1
+                log.error("watch_event_undecodable", reflector=self.name, error=str(err))
+                continue
             typ, obj, rv = ev
             if typ == _MODIFIED:
                 update(obj)

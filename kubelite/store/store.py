@@ -182,6 +182,8 @@ class Store:
             if resource_version not in (None, "", "0") and resource_version_match is None:
                 raise BadRequest.make("specifying resource version is not allowed when using continue")
             at_rv, start_key = self._decode_continue(continue_)
+            if at_rv > self.revision:
+                raise self._too_large(at_rv)  # etcd's ErrFutureRev for the token's revision
             self._check_not_compacted(table, at_rv, continue_token=True)
         else:
             at_rv = self._list_revision(table, resource_version, resource_version_match)
@@ -287,12 +289,18 @@ class Store:
 
     @staticmethod
     def _decode_continue(token: str) -> tuple[int, str]:
+        """storage.DecodeContinue: a meta.k8s.io/v1 token with a positive revision and a start key."""
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
             data = _decode(raw)
-            return int(data["rv"]), str(data["start"])
+            rv, start = data["rv"], data["start"]
+            valid = (data.get("v") == "meta.k8s.io/v1" and type(rv) is int and rv > 0
+                     and isinstance(start, str) and start)
         except Exception:
-            raise BadRequest.make(f'continue key is not valid: "{token}"') from None
+            valid = False
+        if not valid:
+            raise BadRequest.make(f'continue key is not valid: "{token}"')
+        return rv, start
 
     # --- writes ---
     def _stored(self, table: Table, obj: dict[str, Any], rv: int) -> StoredObject:
@@ -398,8 +406,9 @@ class Store:
                     w.push(WatchEvent(ADDED, obj.rv, obj.data))
             if send_initial_events and allow_bookmarks and bookmark_data is not None:
                 w.push(WatchEvent(BOOKMARK, start, bookmark_data(start, True)))
+        elif resource_version in (None, "", "0"):
+            start = self.revision  # sendInitialEvents=false without a revision: from the most recent
         else:
-            assert resource_version is not None
             start = self._parse_rv(resource_version)
             if start > self.revision:
                 raise self._too_large(start)

@@ -147,3 +147,65 @@ async def test_server_side_apply_on_a_custom_resource(crd_cluster: Cluster) -> N
     assert w["metadata"]["labels"] == {"team": "x"}
     with pytest.raises(Conflict):
         await c.apply(widget("a", color="blue"), field_manager="bob")
+
+
+# --- explicit nulls (apiextensions-apiserver PruneNonNullableNullsWithoutDefaults, then Default) ---
+
+NULLS = [
+    pytest.param({"color": "red", "replicas": None}, {"color": "red", "replicas": 1}, id="null-with-default-defaulted"),
+    pytest.param({"color": "red", "extra": None}, {"color": "red", "replicas": 1}, id="null-without-default-pruned"),
+    pytest.param({"color": "red", "note": None}, {"color": "red", "replicas": 1, "note": None}, id="nullable-kept"),
+]
+
+
+@pytest.mark.parametrize(("spec", "stored"), NULLS)
+async def test_explicit_null_in_non_nullable_field_is_pruned(
+    cluster: Cluster, spec: dict[str, Any], stored: dict[str, Any],
+) -> None:
+    crd = widget_crd()
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["note"] = {
+        "type": "string", "nullable": True}
+    await cluster.client.create(crd)
+    out = await cluster.client.create(widget("a", **spec))
+    assert out["spec"] == stored
+    applied = await cluster.client.apply(widget("b", **spec), field_manager="m")
+    assert applied["spec"] == stored
+
+
+# --- a served, non-storage version through the client ---
+
+def two_version_crd() -> dict[str, Any]:
+    crd = widget_crd()
+    v1 = crd["spec"]["versions"][0]
+    v1.pop("selectableFields")
+    v2 = {**v1, "name": "v2", "storage": False}
+    crd["spec"]["versions"] = [v1, v2]
+    return crd
+
+
+@pytest.mark.parametrize("verb", ["create", "apply", "replace"])
+async def test_served_non_storage_version_through_the_client(cluster: Cluster, verb: str) -> None:
+    c = cluster.client
+    await c.create(two_version_crd())
+    body = {**widget("a", color="blue"), "apiVersion": "example.com/v2"}
+    if verb == "create":
+        out = await c.create(body)
+    elif verb == "apply":
+        out = await c.apply(body, field_manager="m")
+    else:
+        await c.create(widget("a", color="red"))
+        live = await c.get("widgets.example.com", "a", namespace="default")
+        out = await c.replace({**body, "metadata": live["metadata"]})
+    assert out["apiVersion"] == "example.com/v2"
+    assert out["spec"] == {"color": "blue", "replicas": 1}
+    assert (await c.get("widgets.example.com", "a", namespace="default"))["spec"]["color"] == "blue"
+
+
+async def test_unserved_version_is_still_no_match(cluster: Cluster) -> None:
+    c = cluster.client
+    crd = two_version_crd()
+    crd["spec"]["versions"][1]["served"] = False
+    await c.create(crd)
+    with pytest.raises(BadRequest) as e:
+        await c.create({**widget("a", color="blue"), "apiVersion": "example.com/v2"})
+    assert e.value.message == 'no matches for kind "Widget" in version "example.com/v2"'

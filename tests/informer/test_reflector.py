@@ -279,3 +279,32 @@ async def test_namespace_and_label_scoping(cluster: Cluster) -> None:
         await cluster.client.create(make_pod("d", app="db"))
         await cluster.settle()
     assert store.calls == [("replace", ["a"]), ("add", "c")]
+
+
+def _store_bad_pod(cluster: Cluster, name: str) -> None:
+    """A pod whose stored form the typed decoder rejects (a non-string annotation), written past the
+    apiserver as a corrupt or foreign write would be."""
+    table = cluster.store.table("", "pods")
+    cluster.store.create(table, {"apiVersion": "v1", "kind": "Pod",
+                                 "metadata": {"name": name, "namespace": "default", "annotations": {"a": 1}},
+                                 "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+
+
+@pytest.mark.parametrize("when", ["listed", "watched"])
+async def test_undecodable_object_is_skipped_not_fatal(cluster: Cluster, when: str) -> None:
+    if when == "listed":
+        _store_bad_pod(cluster, "bad")
+    await cluster.client.create(make_pod("good"))
+    store = RecordingStore()
+    r = reflector_for(cluster, store)
+    async with running(r) as task:
+        await cluster.wait_for(lambda: store.calls)
+        if when == "watched":
+            _store_bad_pod(cluster, "bad")
+        await cluster.client.create(make_pod("later"))
+        await cluster.settle()
+        assert not task.done()
+    names = sorted(o.metadata.name for o in store.state.list())
+    assert names == ["good", "later"]
+    assert r.undecodable == 1
+    assert r.errors == 0

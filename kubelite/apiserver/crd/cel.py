@@ -23,6 +23,7 @@ Compiled programs are cached per rule text.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,7 +38,20 @@ from kubelite.memo import BoundedCache
 
 __all__ = ["has_rules", "validate_rules"]
 
-_ENV = celpy.Environment()
+
+
+def _environment() -> celpy.Environment:
+    """celpy's Environment raises the process-wide recursion limit to 2500 as a side effect; kubelite's depth
+    guards rely on the interpreter's limit (the client turns a RecursionError into a 400), so it is restored.
+    Rules are parsed well within the default limit."""
+    limit = sys.getrecursionlimit()
+    try:
+        return celpy.Environment()
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+_ENV = _environment()
 #: rule text -> compiled program (or the compile error's message)
 _PROGRAMS: BoundedCache[str, Any] = BoundedCache("apiserver.crd.cel_programs", maxsize=2048)
 _OLD_SELF = re.compile(r"\boldSelf\b")

@@ -22,6 +22,7 @@ from kubelite.apiserver.patch import (
     apply_merge_patch_shared,
     apply_strategic_merge_patch,
 )
+from kubelite.apiserver.pipeline import canonical_quantities, check_depth
 from kubelite.apiserver.registry.store import Write, parse_resource_version
 from kubelite.apiserver.registry.strategy import Strategy, UpdateStrategy
 from kubelite.apiserver.request import Request, Response
@@ -79,6 +80,7 @@ async def patch(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req:
     if opts.force is not None and patch_type != "apply":
         raise BadRequest.make("force is only allowed for apply patches")
     name, body = req.name, req.body
+    check_depth(body)
     warnings: list[str] = []
     manager = opts.field_manager or "kubelite"
     w = Write(user=req.user, info=info, namespace=req.namespace, dry_run=opts.dry_run, manager=manager)
@@ -87,16 +89,16 @@ async def patch(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req:
 
     expect: int | None = None
     if isinstance(body, dict):
-        expect = parse_resource_version((body.get("metadata") or {}).get("resourceVersion"))
+        meta = body.get("metadata")
+        expect = parse_resource_version(meta.get("resourceVersion") if isinstance(meta, dict) else None)
 
     def mutate(live: dict[str, Any]) -> dict[str, Any]:
         # built-in kinds: the typed decode below copies the result, so untouched parts may be shared
         out = apply_patch(live, body, patch_type, shared=info.struct is not None, strategy=strategy)
         local: list[str] = []
         out = scope.decoder.decode(info, out, opts.field_validation, local)
-        for warning in local:
-            if warning not in warnings:
-                warnings.append(warning)
+        seen = set(warnings)  # a retried mutation reports each warning once (a set: N unknown fields, O(N))
+        warnings.extend(w for w in dict.fromkeys(local) if w not in seen)
         patch_meta = body.get("metadata", {}) if patch_type != "json" else None
         if type(patch_meta) is dict and "managedFields" not in patch_meta:
             # A merge or strategic patch that does not mention managedFields leaves them equal to live's
@@ -134,7 +136,7 @@ async def _apply(
             ignored_fields=strategy.reset_fields(),
         )
         merged.setdefault("metadata", {})["name"] = name
-        return merged
+        return canonical_quantities(info, merged)
 
     create = strategy if isinstance(strategy, Strategy) else None  # apply creates only the resource itself
     data = await scope.store.update(w, strategy, name, mutate, expect_rv=None, create_strategy=create,

@@ -121,7 +121,7 @@ class NamespaceStrategy(Strategy):
 
     def finish_create(self, obj: dict[str, Any]) -> None:
         meta = obj["metadata"]
-        meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = meta["name"]
+        meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = meta.get("name") or ""
 
     def prepare_for_update(self, obj: dict[str, Any], old: dict[str, Any], *, mutated: bool) -> None:
         super().prepare_for_update(obj, old, mutated=mutated)

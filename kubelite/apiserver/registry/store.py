@@ -36,7 +36,7 @@ from kubelite.apiserver.auth.user import UserInfo
 from kubelite.apiserver.registry.strategy import DELETE_NOW, UNCHANGED, Allocation, Strategy, UpdateStrategy
 from kubelite.apiserver.registry.tables import ResourceTables
 from kubelite.apiserver.request import AdmissionRequest
-from kubelite.apiserver.ssa import FieldManager
+from kubelite.apiserver.ssa import FieldManager, ignore_managed_fields_timestamps
 from kubelite.clock import Clock, format_time
 from kubelite.errors import AlreadyExists, BadRequest, Conflict, NotFound, invalid
 from kubelite.rand import new_uid, random_suffix
@@ -363,17 +363,9 @@ def _rollback(allocation: Allocation | None) -> None:
 
 
 def _same(new: dict[str, Any], old: dict[str, Any]) -> bool:
-    if new == old:
-        return True
-    # managedFields timestamps alone do not make a change (upstream resets them for no-op updates)
-    nm, om = new.get("metadata", {}), old.get("metadata", {})
-    if nm.get("managedFields") is not None and om.get("managedFields") is not None:
-        a = {**new, "metadata": {k: v for k, v in nm.items() if k != "managedFields"}}
-        b = {**old, "metadata": {k: v for k, v in om.items() if k != "managedFields"}}
-        if a == b:
-            new["metadata"]["managedFields"] = om["managedFields"]
-            return True
-    return False
+    # GuaranteedUpdate compares the bytes; managedFields timestamps alone do not make a change
+    # (IgnoreManagedFieldsTimestampsTransformer), any other managedFields change does
+    return new == old or ignore_managed_fields_timestamps(new, old)
 
 
 def _check_preconditions(info: ResourceInfo, name: str, old: dict[str, Any], pre: dict[str, Any] | None) -> None:

@@ -33,7 +33,7 @@ class JobStrategy(GenerationStrategy):
         spec = obj.setdefault("spec", {})
         if spec.get("manualSelector"):
             return
-        uid, name = obj["metadata"]["uid"], obj["metadata"]["name"]
+        uid, name = obj["metadata"]["uid"], obj["metadata"].get("name") or ""  # a missing name fails validation
         template = spec.setdefault("template", {})
         tmeta = template.setdefault("metadata", {})
         labels = tmeta.setdefault("labels", {})

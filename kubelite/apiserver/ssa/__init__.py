@@ -70,7 +70,7 @@ from kubelite.apiserver.ssa.managed_fields import (
 )
 from kubelite.errors import BadRequest, InternalError, Status
 
-__all__ = ["FieldManager", "fields_v1"]
+__all__ = ["FieldManager", "fields_v1", "ignore_managed_fields_timestamps"]
 
 # managedfieldsupdater.go's stand-in for the current request, so that its fields can be told apart
 # from what the same manager owned before.
@@ -80,6 +80,35 @@ _CURRENT = ManagerKey("current-operation", "Update", "", "")
 def fields_v1(obj: Mapping[str, Any], schema: Schema | None) -> FieldSet:
     """The FieldsV1 set of ``obj`` (``ToFieldSet``, serialised as upstream orders it)."""
     return to_fields_v1(to_field_set(obj, schema))
+
+
+def ignore_managed_fields_timestamps(new: dict[str, Any], old: Mapping[str, Any]) -> bool:
+    """``IgnoreManagedFieldsTimestampsTransformer`` (apiserver's fieldmanager/equality.go): True when
+    ``new`` differs from ``old`` only in the ``time`` of its managedFields entries, in which case
+    ``new`` takes ``old``'s entries and the write is a no-op.
+
+    Any other change of managedFields (a manager gaining, losing or sharing a field, a new entry, a
+    new order) is a change of the object and is written, as upstream does.
+    """
+    nm, om = new.get("metadata"), old.get("metadata")
+    if not isinstance(nm, dict) or not isinstance(om, dict):
+        return False
+    new_mf, old_mf = nm.get("managedFields"), om.get("managedFields")
+    if not isinstance(new_mf, list) or not isinstance(old_mf, list) or len(new_mf) != len(old_mf):
+        return False
+    for a, b in zip(new_mf, old_mf):
+        if a is b:
+            continue
+        if not isinstance(a, dict) or not isinstance(b, dict):
+            return False
+        if {k: v for k, v in a.items() if k != "time"} != {k: v for k, v in b.items() if k != "time"}:
+            return False
+    rest_new = {k: v for k, v in nm.items() if k != "managedFields"}
+    rest_old = {k: v for k, v in om.items() if k != "managedFields"}
+    if rest_new != rest_old or {**new, "metadata": None} != {**old, "metadata": None}:
+        return False
+    nm["managedFields"] = old_mf
+    return True
 
 
 def _without_managed_fields(obj: Mapping[str, Any]) -> dict[str, Any]:
@@ -113,7 +142,7 @@ def _managed_fields_of(obj: Mapping[str, Any] | None) -> Any:
 def _decode_or_empty(entries: Any, *, trusted: bool) -> tuple[Managers, Times]:
     try:
         return decode_managed_fields(entries, trusted=trusted)
-    except ValueError:
+    except (ValueError, RecursionError):  # a sent list that is not managedFields (or absurdly deep)
         return {}, {}
 
 
@@ -312,7 +341,8 @@ class FieldManager:
         except TypedError as e:
             raise InternalError(Status(message=f"failed to merge config: {e.text()}", reason="", code=500)) from None
         strip_meta(managers, key)
-        if merged != live_obj:
-            times[key] = now
+        # apimachinery builds its updater with ReturnInputOnNoop, so every apply re-times its manager;
+        # an apply that changes nothing else is then a no-op through ignore_managed_fields_timestamps.
+        times[key] = now
         return _set_managed_fields(merged, encode_managed_fields(managers, times))
 

@@ -26,7 +26,7 @@ from kubelite.apiserver.validation.common import (
     semantic_equal,
 )
 from kubelite.apiserver.validation.meta import validate_object_meta, validate_object_meta_update
-from kubelite.apiserver.validation.pod import validate_pod_template_spec
+from kubelite.apiserver.validation.pod import validate_pod_template_meta, validate_pod_template_spec
 from kubelite.apiserver.validation.volumes import validate_pvc_spec
 from kubelite.errors import FieldError
 
@@ -242,7 +242,9 @@ def _stateful_set_spec(spec: Mapping[str, Any], errs: list[FieldError]) -> None:
         labels = _template_labels(template)
         if not selector.empty() and not selector.matches(labels):
             errs.append(FieldError.invalid("spec.template.metadata.labels", labels, _NOT_MATCH))
-        validate_pod_template_spec(template, "spec.template", errs)
+        # ValidatePodTemplateSpecForStatefulSet: upstream does not validate the PodSpec here (its TODO:
+        # volume mounts may name volumeClaimTemplates, which are not pod volumes)
+        validate_pod_template_meta(template, "spec.template", errs)
     tspec = as_dict(as_dict(template).get("spec"))
     if (tspec.get("restartPolicy") or "") != "Always":
         errs.append(FieldError.not_supported("spec.template.spec.restartPolicy", (tspec.get("restartPolicy") or ""), ("Always",)))

@@ -52,7 +52,7 @@ _TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 # Volume sources in upstream's validateVolumeSource order (the first one set wins, others are Forbidden).
 _VOLUME_SOURCES: Final = (
     "emptyDir", "hostPath", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret", "nfs", "iscsi",
-    "glusterfs", "flocker", "persistentVolumeClaim", "rbd", "quobyte", "downwardAPI", "fc", "azureFile",
+    "glusterfs", "flocker", "persistentVolumeClaim", "rbd", "quobyte", "downwardAPI", "fc", "flexVolume", "azureFile",
     "vsphereVolume", "azureDisk", "csi", "photonPersistentDisk", "portworxVolume", "scaleIO", "projected",
     "storageos", "cinder", "cephfs", "configMap", "ephemeral", "image",
 )
@@ -113,8 +113,22 @@ def _volume_source(vol: Mapping[str, Any], path: str, errs: list[FieldError]) ->
                     errs.append(FieldError.forbidden(f"{p}.sizeLimit", "SizeLimit field must be a valid resource quantity"))
         elif key in ("downwardAPI", "projected"):
             _mode(src.get("defaultMode"), f"{p}.defaultMode", errs)
+        elif key == "flexVolume":
+            validate_flex_volume(src, p, errs)
     if count == 0:
         errs.append(FieldError.required(path, "must specify a volume type"))
+
+
+def validate_flex_volume(src: Mapping[str, Any], path: str, errs: list[FieldError]) -> None:
+    """``validateFlexVolumeSource`` (pods) / ``validateFlexPersistentVolumeSource`` (PVs)."""
+    if not src.get("driver"):
+        errs.append(FieldError.required(f"{path}.driver"))
+    for key in as_dict(src.get("options")):
+        namespace = key.split("/", 1)[0] if "/" in key else key
+        normalized = "." + namespace.lower()
+        if normalized.endswith((".kubernetes.io", ".k8s.io")):
+            errs.append(FieldError.invalid(f"{path}.options[{key}]", key,
+                                           "kubernetes.io and k8s.io namespaces are reserved"))
 
 
 def _volumes(volumes: Sequence[Any], path: str, errs: list[FieldError]) -> dict[str, Any]:
@@ -316,6 +330,18 @@ def _validate_pod_spec(spec: Mapping[str, Any], path: str, errs: list[FieldError
     preemption = spec.get("preemptionPolicy")
     if preemption is not None and preemption not in ("PreemptLowerPriority", "Never"):
         _enum(preemption, ("PreemptLowerPriority", "Never"), f"{path}.preemptionPolicy", errs)
+
+
+def validate_pod_template_meta(template: Any, path: str, errs: list[FieldError]) -> None:
+    """The template's labels and annotations: all that ``ValidatePodTemplateSpecForStatefulSet`` checks
+    (upstream leaves the PodSpec of a StatefulSet unvalidated, its volume mounts may name claim templates)."""
+    meta = as_dict(as_dict(template).get("metadata"))
+    template_labels = meta.get("labels")
+    if template_labels:
+        labels(template_labels, f"{path}.labels", errs)
+    annotations = meta.get("annotations")
+    if annotations:
+        errs.extend(names.validate_annotations(annotations, f"{path}.annotations"))
 
 
 def validate_pod_template_spec(template: Any, path: str, errs: list[FieldError]) -> None:

@@ -22,6 +22,7 @@ from kubelite.apiserver.validation.common import (
     semantic_equal,
 )
 from kubelite.apiserver.validation.meta import validate_object_meta, validate_object_meta_update
+from kubelite.apiserver.validation.pod import validate_flex_volume
 from kubelite.errors import FieldError
 
 __all__ = [
@@ -48,7 +49,7 @@ def _meta_update(obj: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldEr
 _PV_SOURCES: Final = (
     "gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterfs", "nfs", "rbd", "quobyte", "cinder",
     "cephfs", "iscsi", "fc", "flocker", "azureFile", "vsphereVolume", "azureDisk", "photonPersistentDisk",
-    "portworxVolume", "scaleIO", "local", "storageos", "csi",
+    "portworxVolume", "scaleIO", "local", "storageos", "csi", "flexVolume",
 )
 
 
@@ -103,6 +104,8 @@ def validate_persistent_volume(pv: Mapping[str, Any]) -> list[FieldError]:
             errs.append(FieldError.required(f"spec.{key}.path"))
         elif key == "csi" and not src.get("driver"):
             errs.append(FieldError.required("spec.csi.driver"))
+        elif key == "flexVolume":
+            validate_flex_volume(src, "spec.flexVolume", errs)
     if count == 0:
         errs.append(FieldError.required("spec", "must specify a volume type"))
     policy = spec.get("persistentVolumeReclaimPolicy")

@@ -729,8 +729,7 @@ class ReferenceFieldManager:
         except TypedError as e:
             raise InternalError(Status(message=f"failed to merge config: {e.text()}", reason="", code=500)) from None
         strip_meta(managers, key)
-        if merged != live_obj:
-            times[key] = now
+        times[key] = now  # ReturnInputOnNoop: every apply re-times its manager
         return _set_managed_fields(merged, encode_managed_fields(managers, times))
 
 

@@ -13,7 +13,7 @@ import msgspec
 import pytest
 
 from kubelite.api.schema import Schema, builtin_schemas
-from kubelite.apiserver.ssa import FieldManager
+from kubelite.apiserver.ssa import FieldManager, ignore_managed_fields_timestamps
 from kubelite.apiserver.ssa.fieldpath import to_fields_v1
 from kubelite.errors import ApiError, BadRequest, Conflict, InternalError
 
@@ -355,11 +355,24 @@ def test_first_apply_attributes_existing_fields_to_before_first_apply() -> None:
     assert set(owners(out)) == {("before-first-apply", "Update", ""), ("kubectl", "Apply", "")}
 
 
-def test_noop_apply_keeps_time() -> None:
+def test_noop_apply_retimes_and_is_then_ignored() -> None:
+    # ReturnInputOnNoop: the field manager re-times the applier; IgnoreManagedFieldsTimestampsTransformer
+    # then sees a timestamp-only change and keeps the stored entries (no write).
     fm = FieldManager()
     live = apply(fm, None, obj({"replicas": 1}), "kubectl", T0)
     again = apply(fm, live, obj({"replicas": 1}), "kubectl", T3)
+    assert again["metadata"]["managedFields"][0]["time"] == T3
+    assert ignore_managed_fields_timestamps(again, live)
     assert again["metadata"]["managedFields"][0]["time"] == T0
+
+
+def test_apply_sharing_a_field_is_not_a_timestamp_only_change() -> None:
+    fm = FieldManager()
+    live = apply(fm, None, obj({"replicas": 1, "paused": True}), "a", T0)
+    shared = apply(fm, live, obj({"replicas": 1}), "b", T1)
+    assert shared["spec"] == live["spec"]
+    assert not ignore_managed_fields_timestamps(shared, live)
+    assert set(owners(shared)) == {("a", "Apply", ""), ("b", "Apply", "")}
 
 
 @pytest.mark.parametrize(
