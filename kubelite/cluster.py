@@ -29,7 +29,7 @@ import contextlib
 import functools
 import gc
 import random
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Protocol
 
@@ -47,9 +47,10 @@ from kubelite.apiserver.auth.user import (
 from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.server import ApiServer
 from kubelite.client import Client
-from kubelite.clock import EPOCH, Clock, RealClock, VirtualClock
+from kubelite.clock import EPOCH, Clock, RealClock, VirtualClock, format_time
 from kubelite.logs import cluster_time
 from kubelite.store import Store
+from kubelite.watchdog import DEFAULT_PER_OBJECT, DEFAULT_TOTAL, LivelockDetector
 
 __all__ = ["GC_GEN0_THRESHOLD", "Cluster", "NotQuiescent", "Quiescible", "tuned_gc"]
 
@@ -160,6 +161,7 @@ class Cluster:
         controllers: bool | Sequence[str] = True, controller_options: dict[str, Any] | None = None,
         image_registry: Any = None, network: bool = True, proxy_mode: str = "iptables",
         event_ttl: float | None = 3600.0,
+        livelock_per_object: int = DEFAULT_PER_OBJECT, livelock_total: int = DEFAULT_TOTAL,
     ) -> None:
         """``nodes``: a node count, or node pool specs (dicts of :class:`kubelite.kubelet.NodePool` arguments:
         ``count``, ``prefix``, ``capacity``, ``labels``, ``taints``, ``zones``, ``instance_type``, ...).
@@ -180,6 +182,11 @@ class Cluster:
 
         self.image_registry = image_registry if image_registry is not None else ImageRegistry()
         self._want_network = network
+        from kubelite.kubelet.ipam import NodeAddresses, cluster_cidr_for
+
+        # one IP space per cluster: every node pool (and add_nodes later) draws host IPs and pod CIDRs here
+        total = sum(int(n.get("count", 1)) for n in self._node_specs)
+        self.node_addresses = NodeAddresses(cluster_cidr_for(total))
         self._proxy_mode = proxy_mode
         self.network: Any = None
         self._network_informers: Any = None
@@ -199,6 +206,13 @@ class Cluster:
             event_ttl=event_ttl,
         )
         self.client = Client(self.apiserver)
+        # the livelock watchdog sees every committed write; a run writing without bound at one virtual instant
+        # stops with LivelockError from the call driving time (advance, settle, wait_for)
+        self.watchdog = LivelockDetector(self.clock.now, per_object=livelock_per_object, total=livelock_total,
+                                         format_time=format_time)
+        self.store.observers.append(
+            lambda table, _type, _rv, cur, _prev: self.watchdog.observe(
+                f"{table.group}/{table.plural}" if table.group else table.plural, cur.key, cur.data))
         # Background tasks are plain asyncio tasks (not an anyio task group) so a cluster can be entered
         # and exited from different tasks, as pytest-asyncio does with async fixtures.
         self._tasks: list[asyncio.Task[Any]] = []
@@ -265,6 +279,9 @@ class Cluster:
         from kubelite.events import EventBroadcaster
 
         options = dict(self._controller_options or {})
+        ipam = dict(options.get("nodeipam") or {})
+        ipam.setdefault("cluster_cidr", self.node_addresses.cluster_cidr)
+        options["nodeipam"] = ipam
         hpa = dict(options.get("horizontalpodautoscaling") or {})
         hpa.setdefault("metrics", _KubeletMetrics(self))
         options["horizontalpodautoscaling"] = hpa
@@ -392,19 +409,46 @@ class Cluster:
     def now(self) -> float:
         return self.clock.now()
 
+    @contextlib.asynccontextmanager
+    async def _driving(self) -> AsyncIterator[None]:
+        """Drive time under the livelock watchdog: a tripped watchdog cancels this task, which surfaces here
+        as :class:`~kubelite.watchdog.LivelockError`."""
+        watchdog = self.watchdog
+        if watchdog.error is not None:
+            raise watchdog.error
+        task = asyncio.current_task()
+        assert task is not None
+        watchdog.driving(task)
+        try:
+            yield
+        except asyncio.CancelledError:
+            if watchdog.error is None:
+                raise
+            task.uncancel()
+            raise watchdog.error from None
+        finally:
+            watchdog.done_driving(task)
+
     async def advance(self, seconds: float) -> None:
-        """Let ``seconds`` of (virtual) time pass; everything due on the way runs."""
-        await self.clock.advance(seconds)
+        """Let ``seconds`` of (virtual) time pass; everything due on the way runs. Raises
+        :class:`~kubelite.watchdog.LivelockError` if the cluster livelocks on the way."""
+        async with self._driving():
+            await self.clock.advance(seconds)
 
     async def settle(self) -> None:
-        """Run until every task is idle, without moving time."""
-        await self.clock.settle()
+        """Run until every task is idle, without moving time (LivelockError as :meth:`advance`)."""
+        async with self._driving():
+            await self.clock.settle()
 
     async def wait_for(
         self, predicate: Callable[[], Any], *, timeout: float = 60.0, interval: float = 0.1,  # noqa: ASYNC109
     ) -> Any:
         """Advance time until ``predicate()`` (sync or async) returns a truthy value; TimeoutError after
         ``timeout`` seconds of cluster time. Returns that value."""
+        async with self._driving():
+            return await self._wait_for(predicate, timeout, interval)
+
+    async def _wait_for(self, predicate: Callable[[], Any], timeout: float, interval: float) -> Any:  # noqa: ASYNC109
         deadline = self.clock.now() + timeout
         while True:
             value = predicate()

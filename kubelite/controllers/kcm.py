@@ -46,6 +46,7 @@ CONTROLLERS: dict[str, str] = {
     "namespace": "kubelite.controllers.namespace",
     "resourcequota": "kubelite.controllers.resourcequota",
     "garbagecollector": "kubelite.controllers.garbagecollector",
+    "nodeipam": "kubelite.controllers.nodeipam",
     "nodelifecycle": "kubelite.controllers.nodelifecycle",
     "podgc": "kubelite.controllers.podgc",
     "ttlafterfinished": "kubelite.controllers.ttlafterfinished",
@@ -70,6 +71,7 @@ SERVICE_ACCOUNTS = {
     "namespace": "namespace-controller",
     "resourcequota": "resourcequota-controller",
     "garbagecollector": "generic-garbage-collector",
+    "nodeipam": "node-controller",  # upstream's nodeipam runs with the node-controller's credentials
     "nodelifecycle": "node-controller",
     "podgc": "pod-garbage-collector",
     "ttlafterfinished": "ttl-after-finished-controller",

@@ -8,7 +8,9 @@ A rejected pod ends ``Failed`` with the returned reason and ``"Pod was rejected:
 Reasons and messages are upstream's: ``OutOfcpu``, ``OutOfmemory``, ``OutOfephemeral-storage``,
 ``OutOfpods``, ``OutOf<extended resource>`` with ``"Node didn't have enough resource: cpu, requested:
 2000, used: 0, capacity: 1000"`` (``capacity`` is the allocatable, as upstream prints it);
-``NodeAffinity`` with ``"Predicate NodeAffinity failed"``. Pure functions over plain dicts.
+``NodeAffinity`` with ``"Predicate NodeAffinity failed"``; ``TaintToleration`` with ``"Predicate
+TaintToleration failed"`` for an untolerated ``NoExecute`` taint. Labels and taints are the live
+Node's (the kubelet's node informer). Pure functions over plain dicts.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["AdmitResult", "admit", "host_ports", "node_affinity_matches"]
+__all__ = ["AdmitResult", "admit", "host_ports", "node_affinity_matches", "tolerates"]
 
 AdmitResult = tuple[str, str] | None
 _ORDER = ("cpu", "memory", "ephemeral-storage")
@@ -72,14 +74,34 @@ def host_ports(spec: Mapping[str, Any]) -> Iterable[tuple[str, str, int]]:
                 yield (p.get("hostIP") or "0.0.0.0", p.get("protocol") or "TCP", int(p["hostPort"]))
 
 
+def tolerates(tolerations: Iterable[Mapping[str, Any]], taint: Mapping[str, Any]) -> bool:
+    """Whether any toleration tolerates ``taint`` (``Toleration.ToleratesTaint``: an effect and a key, when
+    set, must match; ``Exists`` then tolerates, ``Equal`` (the default) compares values)."""
+    for t in tolerations:
+        if t.get("effect") and t.get("effect") != taint.get("effect"):
+            continue
+        if t.get("key") and t.get("key") != taint.get("key"):
+            continue
+        op = t.get("operator") or "Equal"
+        if op == "Exists" or (op == "Equal" and (t.get("value") or "") == (taint.get("value") or "")):
+            return True
+    return False
+
+
 def admit(pod: Mapping[str, Any], requests: Mapping[str, int], *, node_name: str,
           node_labels: Mapping[str, str], allocatable: Mapping[str, int], used: Mapping[str, int],
-          admitted_pods: int, used_host_ports: Iterable[tuple[str, str, int]] = ()) -> AdmitResult:
+          admitted_pods: int, used_host_ports: Iterable[tuple[str, str, int]] = (),
+          taints: Iterable[Mapping[str, Any]] = ()) -> AdmitResult:
     """``(reason, message)`` when ``pod`` must be rejected, else None. ``used`` sums the requests of the
-    pods already admitted (and not terminal); ``allocatable`` includes ``pods``."""
+    pods already admitted (and not terminal); ``allocatable`` includes ``pods``; ``taints`` are the live
+    node's (only ``NoExecute`` ones count, as upstream's admission filter)."""
     spec = pod.get("spec") or {}
     if not node_affinity_matches(spec, node_labels, node_name):
         return "NodeAffinity", "Predicate NodeAffinity failed"
+    tolerations = spec.get("tolerations") or ()
+    for taint in taints:
+        if taint.get("effect") == "NoExecute" and not tolerates(tolerations, taint):
+            return "TaintToleration", "Predicate TaintToleration failed"
     taken = set(used_host_ports)
     for hp in host_ports(spec):
         if hp in taken or any(t[1:] == hp[1:] and "0.0.0.0" in (t[0], hp[0]) for t in taken):

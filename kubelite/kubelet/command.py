@@ -24,6 +24,15 @@ the manifest would and answers when the process exits and with what code (:class
   them running; ``postgres`` without ``POSTGRES_PASSWORD`` and ``mysql``/``mariadb`` without a root
   password option exit 1, as their entrypoints do); other images serve.
 
+Termination: a shell or ``sleep`` running as PID 1 has no SIGTERM handler, so the kernel ignores the
+signal (``ignores_sigterm``): deleting such a pod takes the whole grace period and ends with exit code
+137, as on a real node (a script using ``trap`` or ``exec`` is left to the image profile).
+
+Files: a script's ``touch P``, ``echo ... > P`` and ``rm P`` are kept as a timeline, so an exec probe
+``cat P`` (``test -e``, ``ls``, ``[ -f P ]``) succeeds exactly while the script has the file (the
+docs' liveness example: ``touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600``); exec probes
+``true``/``false``/``exit N`` have fixed answers (:func:`exec_probe`).
+
 Pure: :func:`behaviour` is a function of the container spec (cached on the argv).
 """
 
@@ -38,7 +47,7 @@ import msgspec
 
 from kubelite.memo import memoize
 
-__all__ = ["FOREVER", "Behaviour", "behaviour", "script_behaviour"]
+__all__ = ["FOREVER", "Behaviour", "behaviour", "exec_probe", "file_exists", "script_behaviour"]
 
 
 class Behaviour(msgspec.Struct, frozen=True):
@@ -48,6 +57,11 @@ class Behaviour(msgspec.Struct, frozen=True):
     exit_after: float | None
     exit_code: int = 0
     start_error: str = ""
+    #: ``(seconds, path, exists)``: files the script creates (``touch``, ``>``) or removes (``rm``), in order
+    files: tuple[tuple[float, str, bool], ...] = ()
+    #: PID 1 is a shell or ``sleep`` with no SIGTERM handler: the signal is ignored (killed at the grace
+    #: period, exit code 137), as with a real ``busybox sleep 3600`` pod
+    ignores_sigterm: bool = False
 
 
 FOREVER = Behaviour(None)
@@ -143,6 +157,17 @@ def behaviour(spec: Mapping[str, Any]) -> Behaviour | None:
 # bound: one entry per distinct container command line in the cluster
 @memoize("kubelet.command._argv_behaviour", maxsize=4096)
 def _argv_behaviour(argv: tuple[str, ...]) -> Behaviour | None:
+    b = _argv_behaviour_inner(argv)
+    prog = argv[0].rsplit("/", 1)[-1]
+    if prog == "busybox" and len(argv) > 1:
+        prog = argv[1]
+    handles = prog in _SHELLS and re.search(r"\btrap\b|\bexec\s", " ".join(argv)) is not None
+    if b is not None and (prog in _SHELLS or prog in ("sleep", "tail")) and not handles:
+        return msgspec.structs.replace(b, ignores_sigterm=True)
+    return b
+
+
+def _argv_behaviour_inner(argv: tuple[str, ...]) -> Behaviour | None:
     prog = argv[0].rsplit("/", 1)[-1]
     if prog in _SHELLS:
         rest = argv[1:]
@@ -167,7 +192,7 @@ def _argv_behaviour(argv: tuple[str, ...]) -> Behaviour | None:
 
 
 _SPLIT = re.compile(r"(&&|\|\||;|\n|\bdo\b|\bdone\b|\bthen\b|\bfi\b|\belse\b)")
-_LOOP_FOREVER = re.compile(r"\b(while\s+(true|:|\[\s*1\s*\]|sleep\s+\S+)|until\s+false)\b")
+_LOOP_FOREVER = re.compile(r"\b(while\s+(true|:|\[\s*1\s*\]|sleep\s+\S+)|until\s+false)(?=[\s;]|$)")
 _FOR = re.compile(r"\bfor\s+\w+\s+in\s+([^;\n]*?)\s*;?\s*do\b(.*?)\bdone\b", re.S)
 
 
@@ -175,19 +200,20 @@ _FOR = re.compile(r"\bfor\s+\w+\s+in\s+([^;\n]*?)\s*;?\s*do\b(.*?)\bdone\b", re.
 @memoize("kubelet.command.script_behaviour", maxsize=4096)
 def script_behaviour(script: str) -> Behaviour | None:
     """A ``sh -c`` script, evaluated as described in the module docstring."""
+    files: list[tuple[float, str, bool]] = []
     if _LOOP_FOREVER.search(script) or re.search(r"\btail\s+-f\b", script):
         # a loop that never ends (or a follow); commands before it may still stop the script first
         head = _LOOP_FOREVER.split(script, maxsplit=1)[0]
         head = re.split(r"\btail\s+-f\b", head, maxsplit=1)[0]
-        pre = _eval(head) if head.strip() else (0, 0.0, False, False)
+        pre = _eval(head, files) if head.strip() else (0, 0.0, False, False)
         code, seconds, forever, exited = pre
         if exited:
-            return Behaviour(seconds, code)
-        return FOREVER
-    code, seconds, forever, exited = _eval(_expand_for(script))
+            return Behaviour(seconds, code, files=tuple(files))
+        return Behaviour(None, files=tuple(files))
+    code, seconds, forever, exited = _eval(_expand_for(script), files)
     if forever:
-        return FOREVER
-    return Behaviour(seconds, code)
+        return Behaviour(None, files=tuple(files))
+    return Behaviour(seconds, code, files=tuple(files))
 
 
 def _expand_for(script: str) -> str:
@@ -205,8 +231,9 @@ def _expand_for(script: str) -> str:
     return _FOR.sub(repl, script)
 
 
-def _eval(script: str) -> tuple[int, float, bool, bool]:
-    """``(exit code, seconds, runs forever, stopped by exit)`` of a flat script."""
+def _eval(script: str, files: list[tuple[float, str, bool]] | None = None) -> tuple[int, float, bool, bool]:
+    """``(exit code, seconds, runs forever, stopped by exit)`` of a flat script; file creations and
+    removals are appended to ``files``."""
     parts = [p for p in _SPLIT.split(script) if p is not None]
     code, seconds = 0, 0.0
     op = ";"
@@ -235,6 +262,8 @@ def _eval(script: str) -> tuple[int, float, bool, bool]:
                 continue
         if words[0] == "exec" and len(words) > 1:
             words = words[1:]
+        if files is not None:
+            _file_ops(words, seconds, files)
         if words[0] == "exit":
             try:
                 return int(words[1]) & 255 if len(words) > 1 else code, seconds, False, True
@@ -250,6 +279,59 @@ def _eval(script: str) -> tuple[int, float, bool, bool]:
             c, s = 0, 0.0
         code, seconds = c, seconds + s
     return code, seconds, False, False
+
+
+def _file_ops(words: Sequence[str], at: float, files: list[tuple[float, str, bool]]) -> None:
+    prog = words[0].rsplit("/", 1)[-1]
+    if prog == "touch":
+        files.extend((at, w, True) for w in words[1:] if not w.startswith("-"))
+    elif prog == "rm":
+        files.extend((at, w, False) for w in words[1:] if not w.startswith("-"))
+    for i, w in enumerate(words):
+        if w in (">", ">>") and i + 1 < len(words):
+            files.append((at, words[i + 1], True))
+        elif w.startswith(">") and len(w) > 1 and not w.startswith(">&"):
+            files.append((at, w.lstrip(">"), True))
+
+
+def file_exists(files: Sequence[tuple[float, str, bool]], path: str, elapsed: float) -> bool:
+    """Whether ``path`` exists ``elapsed`` seconds after start by the script's file operations."""
+    exists = False
+    for t, p, e in files:
+        if t > elapsed:
+            break
+        if p == path:
+            exists = e
+    return exists
+
+
+#: exec probe commands whose answer is known: a file check, or a fixed exit code
+def exec_probe(command: Sequence[str]) -> tuple[str, str | bool] | None:
+    """``("file", path)`` for ``cat P``/``test -e P``/``ls P``/``[ -f P ]`` (also under ``sh -c``),
+    ``("fixed", ok)`` for ``true``/``false``/``exit N``; None: the image profile answers."""
+    argv = [str(a) for a in command]
+    if not argv:
+        return None
+    if argv[0].rsplit("/", 1)[-1] in _SHELLS and len(argv) >= 3 and argv[1].startswith("-") and "c" in argv[1]:
+        try:
+            argv = shlex.split(argv[2])
+        except ValueError:
+            return None
+        if not argv:
+            return None
+    prog = argv[0].rsplit("/", 1)[-1]
+    rest = [w for w in argv[1:] if not w.startswith("-") and w not in ("]",)]
+    if prog in ("cat", "ls", "stat", "head") and len(rest) == 1:
+        return "file", rest[0]
+    if prog in ("test", "[") and len(rest) == 1:
+        return "file", rest[0]
+    if prog == "true":
+        return "fixed", True
+    if prog == "false":
+        return "fixed", False
+    if prog == "exit":
+        return "fixed", (rest[:1] or ["0"])[0] == "0"
+    return None
 
 
 def _duration(word: str) -> float | None:

@@ -38,11 +38,11 @@ class Terminated:
 
 
 class ContainerRecord:
-    __slots__ = ("backoff_key", "backoff_visible_at", "container_id", "exit_code", "field_path", "finished_at", "hook_until", "image",
-                 "init", "killed_by_probe", "last", "memory_limit", "name", "pid", "plan", "probe_specs",
-                 "probes", "profile", "pull_policy", "pulling", "ready", "restart_count", "sidecar", "spec",
-                 "start_error", "started_at", "started_flag", "step", "stop_code", "term_reason", "until", "waiting_message",
-                 "waiting_reason")
+    __slots__ = ("backoff_key", "backoff_visible_at", "container_id", "exit_code", "field_path", "files",
+                 "finished_at", "hook_until", "image", "init", "killed_by_probe", "last", "memory_limit", "name",
+                 "pid", "plan", "probe_specs", "probes", "profile", "pull_policy", "pulling", "ready",
+                 "restart_count", "sidecar", "spec", "start_error", "started_at", "started_flag", "step",
+                 "stop_code", "term_reason", "until", "waiting_message", "waiting_reason")
 
     def __init__(self, spec: Mapping[str, Any], *, init: bool, pod_uid: str = "") -> None:
         self.spec = spec
@@ -79,6 +79,7 @@ class ContainerRecord:
         self.hook_until: float | None = None
         self.probes: dict[str, ProbeWorker] = {}
         self.start_error = ""
+        self.files: tuple[tuple[float, str, bool], ...] = ()  # the command's file timeline (exec probes)
         self.backoff_visible_at = 0.0  # in BACKOFF: from here the status shows CrashLoopBackOff
 
     def move(self, new: Step) -> None:
@@ -104,7 +105,7 @@ class ContainerRecord:
         self.hook_until = at + self.profile.post_start_seconds if self.profile.post_start_seconds else None
         has_startup = any(s.kind == STARTUP for s in self.probe_specs)
         self.started_flag = not has_startup
-        self.probes = {s.kind: ProbeWorker(s, at, gated=has_startup and s.kind != STARTUP)
+        self.probes = {s.kind: ProbeWorker(s, at, gated=has_startup and s.kind != STARTUP, files=self.files)
                        for s in self.probe_specs}
         if READINESS not in self.probes:
             # no readiness probe: ready as soon as started (and the startup probe, if any, passed)

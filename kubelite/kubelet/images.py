@@ -24,14 +24,17 @@ Pure: the caller passes the time and schedules its own wake-up at the returned c
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import Final
+import base64
+import binascii
+import json
+from collections.abc import Hashable, Mapping
+from typing import Any, Final
 
 from kubelite.kubelet.backoff import INITIAL_BACKOFF, MAX_BACKOFF, Backoff
 from kubelite.workload import ImageProfile, ImageRegistry, normalize_image
 
 __all__ = ["BACKOFF", "FAILED", "NEVER_PULL", "PRESENT", "PULLED", "PULLING", "ImageManager", "PullResult",
-           "default_pull_policy"]
+           "default_pull_policy", "docker_config_hosts"]
 
 PRESENT: Final = "present"
 PULLING: Final = "pulling"
@@ -48,6 +51,34 @@ REPULL_SECONDS = 0.2
 def default_pull_policy(image: str) -> str:
     _, tag = normalize_image(image)
     return "Always" if tag == "latest" else "IfNotPresent"
+
+
+_DOCKER_HUB = ("index.docker.io", "registry-1.docker.io", "docker.io")
+
+
+def docker_config_hosts(secret: Mapping[str, Any] | None) -> list[str]:
+    """The registry hosts a pull secret holds credentials for (credentialprovider's ``DockerConfig``):
+    ``.dockerconfigjson`` ``auths`` or the legacy ``.dockercfg``; keys may be URLs
+    (``https://index.docker.io/v1/``), which count for their host; Docker Hub's aliases count as
+    ``docker.io``."""
+    if not secret:
+        return []
+    data = secret.get("data") or {}
+    raw = data.get(".dockerconfigjson") or data.get(".dockercfg")
+    if not raw:
+        return []
+    try:
+        doc = json.loads(base64.b64decode(raw))
+    except (binascii.Error, ValueError):
+        return []
+    if not isinstance(doc, dict):
+        return []
+    auths = doc.get("auths") if ".dockerconfigjson" in data else doc
+    hosts: list[str] = []
+    for key in (auths or {}) if isinstance(auths, dict) else ():
+        host = str(key).split("://", 1)[-1].split("/", 1)[0]
+        hosts.append("docker.io" if host in _DOCKER_HUB else host)
+    return hosts
 
 
 class PullResult:

@@ -15,51 +15,14 @@ from __future__ import annotations
 
 import ipaddress
 
-__all__ = ["CIDRNotAvailable", "ClusterCIDRAllocator", "HostLocalIPAM", "IPExhausted"]
+from kubelite.cidrset import CIDRNotAvailable, ClusterCIDRAllocator
 
-
-class CIDRNotAvailable(Exception):
-    pass
+__all__ = ["CIDRNotAvailable", "ClusterCIDRAllocator", "HostLocalIPAM", "IPExhausted", "NodeAddresses",
+           "cluster_cidr_for"]
 
 
 class IPExhausted(Exception):
     pass
-
-
-class ClusterCIDRAllocator:
-    def __init__(self, cluster_cidr: str = "10.244.0.0/16", node_mask: int = 24) -> None:
-        self.network = ipaddress.ip_network(cluster_cidr)
-        if node_mask < self.network.prefixlen:
-            raise ValueError(f"node mask /{node_mask} is larger than the cluster CIDR {cluster_cidr}")
-        self.node_mask = node_mask
-        self.size = 1 << (node_mask - self.network.prefixlen)
-        self._step = 1 << (self.network.max_prefixlen - node_mask)
-        self._base = int(self.network.network_address)
-        self._used: dict[str, int] = {}
-        self._taken: set[int] = set()
-        self._next = 0
-
-    def allocate(self, node: str) -> str:
-        if node in self._used:
-            return self._cidr(self._used[node])
-        for i in range(self.size):
-            idx = (self._next + i) % self.size
-            if idx not in self._taken:
-                self._taken.add(idx)
-                self._used[node] = idx
-                self._next = idx + 1
-                return self._cidr(idx)
-        raise CIDRNotAvailable(
-            "CIDR allocation failed; there are no remaining CIDRs left to allocate in the accepted range")
-
-    def release(self, node: str) -> None:
-        idx = self._used.pop(node, None)
-        if idx is not None:
-            self._taken.discard(idx)
-
-    def _cidr(self, idx: int) -> str:
-        addr = ipaddress.ip_address(self._base + idx * self._step)
-        return f"{addr}/{self.node_mask}"
 
 
 class HostLocalIPAM:
@@ -92,3 +55,36 @@ class HostLocalIPAM:
 
     def in_use(self) -> int:
         return len(self._owner)
+
+
+def cluster_cidr_for(nodes: int) -> str:
+    """The cluster CIDR a cluster of ``nodes`` gets by default: kind's ``10.244.0.0/16`` (256 nodes of
+    /24), or ``10.128.0.0/9`` (32,768 nodes; clear of the ``10.96.0.0/12`` Service range) beyond."""
+    return "10.244.0.0/16" if nodes <= 256 else "10.128.0.0/9"
+
+
+class NodeAddresses:
+    """One IP space per cluster: node host IPs (``172.16.x.y``, unique across every pool and late-added
+    node) and, when no node IPAM controller runs, the nodes' pod CIDRs from one cluster-wide allocator
+    (as the kubelet's ``--pod-cidr`` flag would set them)."""
+
+    def __init__(self, cluster_cidr: str = "10.244.0.0/16", node_mask: int = 24) -> None:
+        self.cluster_cidr = cluster_cidr
+        self.node_mask = node_mask
+        self.cidrs = ClusterCIDRAllocator(cluster_cidr, node_mask)
+        self._hosts: dict[str, str] = {}
+        self._next_host = 0
+
+    def host_ip(self, node: str) -> str:
+        """The node's InternalIP: the n-th node of the cluster gets ``172.16.(n >> 8).(n & 255)``, skipping
+        the network and broadcast addresses (``172.16.0.1`` first)."""
+        have = self._hosts.get(node)
+        if have is not None:
+            return have
+        n = self._next_host + 1
+        while n & 255 in (0, 255):  # skip x.y.z.0 and x.y.z.255
+            n += 1
+        self._next_host = n
+        ip = str(ipaddress.ip_address(int(ipaddress.ip_address("172.16.0.0")) + n))
+        self._hosts[node] = ip
+        return ip

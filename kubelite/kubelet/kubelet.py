@@ -41,7 +41,7 @@ from kubelite.kubelet import eviction as ev
 from kubelite.kubelet.admission import admit, host_ports
 from kubelite.kubelet.devices import DeviceManager, UnexpectedAdmissionError
 from kubelite.kubelet.heartbeat import NodeHeartbeat
-from kubelite.kubelet.images import ImageManager
+from kubelite.kubelet.images import ImageManager, docker_config_hosts
 from kubelite.kubelet.ipam import HostLocalIPAM
 from kubelite.kubelet.lifecycle import Step
 from kubelite.kubelet.node import allocatable, initial_node, node_conditions
@@ -55,6 +55,8 @@ __all__ = ["DEFAULT_CAPACITY", "Kubelet"]
 log = structlog.get_logger("kubelite.kubelet")
 
 DEFAULT_CAPACITY = {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"}
+#: status_manager's syncPeriod: how often statuses the API does not have yet are written again
+STATUS_SYNC_PERIOD = 10.0
 DEFAULT_RESERVED = {"cpu": "100m", "memory": "356Mi", "ephemeral-storage": "10Gi"}  # incl. 100Mi eviction
 
 
@@ -68,14 +70,16 @@ class Kubelet:
         recorder: Any = None, informers: SharedInformerFactory | None = None, pod_cidr: str | None = None,
         host_ip: str | None = None, reserved: Mapping[str, Any] | None = None, preload: tuple[str, ...] = (),
         sandbox_seconds: float = 0.0, attach_seconds: float = 2.0, mount_seconds: float = 0.5,
-        eviction_threshold: int = ev.DEFAULT_THRESHOLD,
+        eviction_threshold: int = ev.DEFAULT_THRESHOLD, await_pod_cidr: bool = False,
     ) -> None:
         self.client = client
         self.node_name = node_name
         self.clock = clock
         self.rng = rng
         self.recorder = recorder
-        self.capacity = {k: str(v) for k, v in (capacity or DEFAULT_CAPACITY).items()}
+        # a pool's capacity names what it changes; the machine still has the defaults for the rest (cAdvisor's
+        # cpu/memory/storage, and the kubelet's maxPods 110)
+        self.capacity = {**DEFAULT_CAPACITY, **{k: str(v) for k, v in (capacity or {}).items()}}
         self.reserved = dict(DEFAULT_RESERVED if reserved is None else reserved)
         self.labels = dict(labels or {})
         self.taints = list(taints or [])
@@ -95,6 +99,7 @@ class Kubelet:
             devices=self.devices, ipam=HostLocalIPAM(pod_cidr) if pod_cidr else None, lookup=self.lookup, rng=rng,
             event=self._event, sandbox_seconds=sandbox_seconds, attach_seconds=attach_seconds,
             mount_seconds=mount_seconds)
+        self.runtime.await_pod_cidr = await_pod_cidr and not pod_cidr
         self.workers: dict[str, PodWorker] = {}
         self._timers: dict[str, Any] = {}
         self._sent: dict[str, dict[str, Any]] = {}  # uid -> last status written
@@ -115,6 +120,11 @@ class Kubelet:
         self._alloc_units: dict[str, int] | None = None
         self.heartbeat = NodeHeartbeat(client, clock=clock, node_name=node_name, status=self._node_status)
         self.patches = 0
+        self.node: dict[str, Any] | None = None  # the live Node, from the kubelet's node informer
+        self._node_informer: SharedIndexInformer | None = None
+        self._unsynced: dict[str, PodWorker] = {}  # pods whose last status write failed
+        self._reconcile_timer: Any = None
+        self.runtime.pull_credentials = self._pull_credentials
 
     # --- events ---
     def _event(self, ref: Any, type_: str, reason: str, message: str) -> None:
@@ -137,15 +147,32 @@ class Kubelet:
             return
         self.running = True
         self._wake = asyncio.Event()
-        await self._register()
+        # registerWithAPIServer: retried with backoff (100 ms doubling to 7 s) until the API answers
+        delay = 0.1
+        while True:
+            try:
+                await self._register()
+                break
+            except ApiError as e:
+                log.warning("node_register_failed", node=self.node_name, error=str(e))
+                await self.clock.sleep(delay)
+                delay = min(delay * 2, 7.0)
         self._setup_lookups()
         informer = SharedIndexInformer(self.client, "pods", clock=self.clock, rng=self.rng,
                                        fields={"spec.nodeName": self.node_name})
         informer.add_event_handler(ResourceEventHandlerFuncs(
             on_add=self._on_add, on_update=self._on_update, on_delete=self._on_delete))
         self._informer = informer
+        # the kubelet's own Node (upstream's node informer on metadata.name): labels, taints and
+        # allocatable changed through the API reach admission
+        node_informer = SharedIndexInformer(self.client, "nodes", clock=self.clock, rng=self.rng,
+                                            fields={"metadata.name": self.node_name})
+        node_informer.add_event_handler(ResourceEventHandlerFuncs(
+            on_add=self._on_node, on_update=lambda old, new: self._on_node(new)))
+        self._node_informer = node_informer
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(informer.run(), name=f"kubelet-{self.node_name}-pods"),
+                       loop.create_task(node_informer.run(), name=f"kubelet-{self.node_name}-node"),
                        loop.create_task(self.heartbeat.run(), name=f"kubelet-{self.node_name}-lease"),
                        loop.create_task(self._status_loop(), name=f"kubelet-{self.node_name}-status")]
         # pods we knew before a stop: catch up to now; those gone from the API are handled on relist
@@ -163,6 +190,9 @@ class Kubelet:
         if self._eviction_timer is not None:
             self._eviction_timer.cancel()
             self._eviction_timer = None
+        if self._reconcile_timer is not None:
+            self._reconcile_timer.cancel()
+            self._reconcile_timer = None
         tasks, self._tasks = self._tasks, []
         for t in tasks:
             t.cancel()
@@ -170,7 +200,9 @@ class Kubelet:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await t
         self._dirty.clear()
+        self._unsynced.clear()
         self._informer = None
+        self._node_informer = None
 
     def _setup_lookups(self) -> None:
         factory = self._shared
@@ -188,6 +220,35 @@ class Kubelet:
         self.lookup.configmap = getter("configmaps")
         self.lookup.secret = getter("secrets")
         self.lookup.pvc = getter("persistentvolumeclaims")
+
+    def _on_node(self, node: dict[str, Any]) -> None:
+        """The live Node: admission matches its labels and taints from now on."""
+        self.node = node
+        labels = (node.get("metadata") or {}).get("labels") or {}
+        self._node_labels = {"kubernetes.io/hostname": self.node_name, **labels}
+        self.taints = list((node.get("spec") or {}).get("taints") or ())
+        cidr = (node.get("spec") or {}).get("podCIDR")
+        if cidr and self.pod_cidr is None:
+            # the node IPAM controller assigned the node's pod CIDR: the network is ready for sandboxes
+            self.pod_cidr = cidr
+            self.runtime.ipam = HostLocalIPAM(cidr)
+            self.runtime.await_pod_cidr = False
+            self.heartbeat.mark_dirty()
+            for w in list(self.workers.values()):
+                if w.stage == Stage.SANDBOX:
+                    self._sync(w)
+
+    def _pull_credentials(self, pod: Mapping[str, Any]) -> dict[str, str]:
+        """Registry host -> the name of the pod's imagePullSecret holding credentials for it
+        (``kubernetes.io/dockerconfigjson`` ``auths`` or the legacy ``dockercfg``)."""
+        out: dict[str, str] = {}
+        ns = (pod.get("metadata") or {}).get("namespace", "")
+        for ref in (pod.get("spec") or {}).get("imagePullSecrets") or ():
+            name = (ref or {}).get("name", "")
+            secret = self.lookup.secret(ns, name) if self.lookup.secret is not None else None
+            for host in docker_config_hosts(secret):
+                out.setdefault(host, name)
+        return out
 
     # --- node and lease ---
     def allocatable(self) -> dict[str, str]:
@@ -292,7 +353,7 @@ class Kubelet:
             alloc = self._alloc_units = {r: quantity_units(r, q) for r, q in self.allocatable().items()}
         requests = w.requests = pod_requests(w.pod)
         res = admit(w.pod, requests, node_name=self.node_name, node_labels=self._node_labels, allocatable=alloc,
-                    used=used, admitted_pods=count, used_host_ports=ports)
+                    used=used, admitted_pods=count, used_host_ports=ports, taints=self.taints)
         if res is None and self.devices.resources():
             try:
                 for rec in w.containers:
@@ -367,16 +428,21 @@ class Kubelet:
                         if k not in status and k != "qosClass":
                             patch[k] = None
                 if not patch:
+                    self._unsynced.pop(uid, None)
                     continue
                 try:
                     await client.patch_status("pods", w.name, {"status": patch}, namespace=w.namespace,
                                               patch_type="merge")
                     self._sent[uid] = status
+                    self._unsynced.pop(uid, None)
                     self.patches += 1
                 except NotFound:
                     continue
                 except ApiError as e:
+                    # status_manager: the pod stays out of sync and is written again by the next syncBatch
                     log.warning("status_patch_failed", pod=w.key, error=str(e))
+                    self._unsynced[uid] = w
+                    self._arm_reconcile()
             deletes, self._to_delete = self._to_delete, {}
             for uid, w in deletes.items():
                 if uid in self._dirty:  # a newer status must land first
@@ -390,6 +456,30 @@ class Kubelet:
                     pass
                 except ApiError as e:
                     log.warning("pod_delete_failed", pod=w.key, error=str(e))
+                    self._unsynced[uid] = w
+                    self._arm_reconcile()
+
+    def _arm_reconcile(self) -> None:
+        if self._reconcile_timer is None and self.running:
+            self._reconcile_timer = self.clock.call_later(STATUS_SYNC_PERIOD, self._reconcile)
+
+    def _reconcile(self) -> None:
+        """status_manager.syncBatch (every 10 s): pods whose status the API does not have yet are written
+        again from the kubelet's own state, until a write succeeds."""
+        self._reconcile_timer = None
+        if not self.running:
+            return
+        unsynced, self._unsynced = self._unsynced, {}
+        for uid, w in unsynced.items():
+            if self.workers.get(uid) is not w:
+                continue
+            now = self.clock.now()
+            w.pending_status = build_status(w, now, self._sent.get(uid) or w.pod.get("status"))
+            self._dirty[uid] = w
+            if w.stage == Stage.TERMINATED and w.pod["metadata"].get("deletionTimestamp"):
+                self._to_delete[uid] = w
+        if self._wake is not None:
+            self._wake.set()
 
     # --- eviction ---
     def _memory_changed(self) -> None:

@@ -31,6 +31,7 @@ from kubelite.kubelet.lifecycle import Step
 from kubelite.kubelet.probes import READINESS, STARTUP
 from kubelite.kubelet.volumes import VolumeLookup, check_env, check_volumes
 from kubelite.workload import (
+    PROFILE_ANNOTATION,
     ImageProfile,
     ImageRegistry,
     cpu_millis,
@@ -84,6 +85,7 @@ class NodeRuntime:
         self.restart_backoff = Backoff()
         self.crash_requests: set[tuple[str, str]] = set()  # (pod uid, container): fault switch
         #: the registry hosts a pod's imagePullSecrets hold credentials for (set by the kubelet)
+        self.await_pod_cidr = False  # the node has no pod CIDR yet (the IPAM controller will assign one)
         self.pull_credentials: Callable[[Mapping[str, Any]], dict[str, str]] = lambda pod: {}
 
 
@@ -165,6 +167,20 @@ class PodWorker:
     # --- the sync loop ---
     def sync(self, now: float) -> float | None:
         """Advance to ``now``; returns the next wake-up time (see the module docstring)."""
+        wake = self._sync(now)
+        deadline = (self.pod.get("spec") or {}).get("activeDeadlineSeconds")
+        if deadline is not None and self.stage in (Stage.SANDBOX, Stage.VOLUMES, Stage.CONTAINERS):
+            wake = _min(wake, self.start_time + float(deadline))
+        return wake
+
+    def _sync(self, now: float) -> float | None:
+        live = self.stage in (Stage.SANDBOX, Stage.VOLUMES, Stage.CONTAINERS)
+        deadline = (self.pod.get("spec") or {}).get("activeDeadlineSeconds")
+        if live and deadline is not None and now >= self.start_time + float(deadline):
+            # activeDeadlineHandler: the pod fails with DeadlineExceeded and its containers are killed
+            msg = "Pod was active on the node longer than the specified deadline"
+            self.event(WARNING, "DeadlineExceeded", msg)
+            self.begin_termination(now, self.grace_period_spec(), reason="DeadlineExceeded", message=msg)
         if self.stage in (Stage.SANDBOX, Stage.VOLUMES, Stage.CONTAINERS) and \
                 (self.pod.get("metadata") or {}).get("deletionTimestamp"):
             self.begin_termination(now, self.grace_period())
@@ -192,6 +208,8 @@ class PodWorker:
                            f'for sandbox "{self.uid[:12]}": plugin type="bridge" failed (add): cni plugin not '
                            'initialized')
                 return self._retry(now)
+            if rt.ipam is None and rt.await_pod_cidr:
+                return None  # no pod CIDR yet: the kubelet syncs the pod again when the node gets one
             if rt.ipam is not None:
                 try:
                     self.pod_ip = rt.ipam.allocate(self.uid)
@@ -368,17 +386,18 @@ class PodWorker:
         secret = creds.get(host)
         return secret is not None and (not accepted or secret in accepted)
 
-    @staticmethod
-    def _command_profile(rec: ContainerRecord, base: ImageProfile) -> ImageProfile:
+    def _command_profile(self, rec: ContainerRecord, base: ImageProfile) -> ImageProfile:
         """The image profile with what the container's command says it does (see
         :mod:`kubelite.kubelet.command`), unless the profile itself says when the process exits."""
         rec.start_error = ""
-        if base.exit_after is not None or base.crash_after is not None:
-            return base
         b = behaviour(rec.spec)
-        if b is None:
+        rec.files = b.files if b is not None else ()
+        if b is None or base.exit_after is not None or base.crash_after is not None:
             return base
         rec.start_error = b.start_error
+        if b.ignores_sigterm and "shutdownSeconds" not in _overrides(self.pod, rec.name):
+            # PID 1 without a SIGTERM handler (a shell, sleep) ignores it: killed at the grace period (137)
+            base = base.merged({"shutdownSeconds": float("inf")})
         if b.exit_after is None:
             return base
         return base.merged({"exitAfter": b.exit_after, "exitCode": b.exit_code})
@@ -422,6 +441,8 @@ class PodWorker:
                     for w in rec.probes.values():
                         if w.spec.kind != STARTUP:
                             w.ungate(t)
+                    if READINESS not in rec.probes:
+                        rec.ready = True  # no readiness probe: ready once started
                 elif kind == READINESS:
                     rec.ready = bool(out.result)
                 elif out.result is False:  # liveness or startup failure: kill and restart
@@ -563,6 +584,12 @@ class PodWorker:
     def memory_usage(self, now: float) -> dict[str, int]:
         """Container name -> working set bytes at ``now`` (running containers only)."""
         return {rec.name: rec.memory_at(now) for rec in self.containers if rec.step in (Step.RUNNING, Step.STOPPING)}
+
+
+def _overrides(pod: Mapping[str, Any], container: str) -> str:
+    """The pod's profile override annotations for ``container`` (raw text, to see what they set)."""
+    ann = (pod.get("metadata") or {}).get("annotations") or {}
+    return f"{ann.get(PROFILE_ANNOTATION, '')}\n{ann.get(f'{PROFILE_ANNOTATION}.{container}', '')}"
 
 
 def _min(a: float | None, b: float | None) -> float | None:

@@ -1,9 +1,10 @@
 """``NodePool``: start N kubelets on a cluster, with node CIDRs, zones and instance types.
 
-Contract: node ``i`` is named ``<prefix>-<i>`` and gets the ``i``-th pod CIDR from one
-:class:`~kubelite.kubelet.ipam.ClusterCIDRAllocator` (``10.244.0.0/16`` with ``/24`` per node; the pool
-widens the cluster CIDR to ``10.0.0.0/8`` when more than 256 nodes are asked for), host IP
-``172.16.x.y`` from its index, zone label round-robin over ``zones``. All kubelets share one image
+Contract: node ``i`` is named ``<prefix>-<i>``. Addresses come from the cluster's one IP space
+(:class:`~kubelite.kubelet.ipam.NodeAddresses`): a host IP ``172.16.x.y`` unique across every pool and
+late-added node, and a pod CIDR (a ``/24`` of the cluster CIDR, ``10.244.0.0/16`` or ``10.128.0.0/9``
+beyond 256 nodes) allocated by the node IPAM controller when kube-controller-manager runs it, else by the
+pool from the cluster's allocator. Zone labels go round-robin over ``zones``. All kubelets share one image
 registry, one event recorder and one informer factory for ConfigMaps, Secrets and PVCs (three watches
 for the whole pool); each has its own pod watch on ``spec.nodeName``.
 
@@ -25,7 +26,7 @@ from kubelite.client import Client
 from kubelite.clock import Clock
 from kubelite.events import EventBroadcaster
 from kubelite.informer.factory import SharedInformerFactory
-from kubelite.kubelet.ipam import ClusterCIDRAllocator
+from kubelite.kubelet.ipam import NodeAddresses, cluster_cidr_for
 from kubelite.kubelet.kubelet import DEFAULT_CAPACITY, Kubelet
 from kubelite.workload import ImageRegistry
 
@@ -59,7 +60,15 @@ class NodePool:
                  cluster_cidr: str | None = None, **kubelet_kw: Any) -> None:
         self.cluster = cluster
         self.registry = registry or ImageRegistry()
-        self.cidrs = ClusterCIDRAllocator(cluster_cidr or ("10.244.0.0/16" if n <= 256 else "10.0.0.0/8"), 24)
+        addresses = getattr(cluster, "node_addresses", None)
+        if cluster_cidr is not None or not isinstance(addresses, NodeAddresses):
+            addresses = NodeAddresses(cluster_cidr or cluster_cidr_for(n))
+        self.addresses = addresses
+        self.cidrs = addresses.cidrs
+        # with kube-controller-manager's node IPAM controller running, nodes register without a pod CIDR and
+        # get one from it; otherwise the pool assigns them from the cluster's one allocator (--pod-cidr)
+        from_controller = cluster_cidr is None and "nodeipam" in (getattr(cluster, "controllers_started", None)
+                                                                  or ())
         pool_client = node_client(cluster.client, f"{prefix}-0")
         self.informers = SharedInformerFactory(pool_client, clock=cluster.clock, rng=cluster.rng)
         self.broadcaster: EventBroadcaster | None = None
@@ -79,9 +88,9 @@ class NodePool:
             self.kubelets[name] = Kubelet(
                 node_client(cluster.client, name), node_name=name, clock=cluster.clock, rng=cluster.rng,
                 capacity=capacity or DEFAULT_CAPACITY, labels=node_labels, taints=taints, registry=self.registry,
-                recorder=recorder, informers=self.informers, pod_cidr=self.cidrs.allocate(name),
-                host_ip=f"172.16.{(i >> 8) & 255}.{(i & 255) or 1}" if i < 65536 else None, preload=preload,
-                **kubelet_kw)
+                recorder=recorder, informers=self.informers,
+                pod_cidr=None if from_controller else self.cidrs.allocate(name), await_pod_cidr=from_controller,
+                host_ip=addresses.host_ip(name), preload=preload, **kubelet_kw)
 
     async def _run_informers(self) -> None:
         """The shared informers live as a cluster task, so they stop with the cluster."""

@@ -11,7 +11,9 @@ Follows ``pkg/kubelet/prober/worker.go`` (``doProbe``) and ``prober_manager.go``
 
 What a probe answers comes from the workload model (:mod:`kubelite.workload`): readiness
 succeeds from ``readyAfter``, liveness and startup from ``healthyAfter``, and every probe times out from
-``hangAfter``. Since the answer is monotone in time (fail, succeed, then fail once hung), a worker whose
+``hangAfter``; an exec probe that checks a file the container's script creates or removes
+(``cat /tmp/healthy``) follows the script's files, and ``true``/``false``/``exit N`` have fixed answers
+(:func:`kubelite.kubelet.command.exec_probe`). Since the answer is monotone in time (fail, succeed, then fail once hung), a worker whose
 result is settled skips straight to the first tick after the next change: a healthy container costs no
 timer at all, while a failing one ticks every period (each failure is an ``Unhealthy`` event, as
 upstream). Pure code: the caller passes the time and acts on the returned :class:`ProbeOutcome`.
@@ -23,6 +25,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
+from kubelite.kubelet.command import exec_probe, file_exists
 from kubelite.workload import ImageProfile
 
 __all__ = ["LIVENESS", "READINESS", "STARTUP", "ProbeOutcome", "ProbeSpec", "ProbeWorker"]
@@ -36,8 +39,8 @@ _TITLE = {STARTUP: "Startup", LIVENESS: "Liveness", READINESS: "Readiness"}
 class ProbeSpec:
     """A probe's parameters with upstream defaults (``SetDefaults_Probe``), plus its handler."""
 
-    __slots__ = ("failure_threshold", "handler", "initial_delay", "kind", "period", "success_threshold",
-                 "termination_grace", "timeout")
+    __slots__ = ("exec_rule", "failure_threshold", "handler", "initial_delay", "kind", "period",
+                 "success_threshold", "termination_grace", "timeout")
 
     def __init__(self, kind: str, probe: Mapping[str, Any]) -> None:
         self.kind = kind
@@ -49,6 +52,9 @@ class ProbeSpec:
         grace = probe.get("terminationGracePeriodSeconds")
         self.termination_grace = float(grace) if grace is not None else None
         self.handler = probe
+        # an exec probe whose answer the command itself decides (a file check, true/false/exit N)
+        cmd = (probe.get("exec") or {}).get("command") if "exec" in probe else None
+        self.exec_rule = exec_probe(cmd) if cmd else None
 
     def first_tick(self) -> float:
         """Seconds after start of the first probe that is not skipped for the initial delay."""
@@ -102,10 +108,17 @@ class ProbeWorker:
     """One probe of one container run (upstream ``worker``). Invariant: ``next_at`` is the absolute time
     of the next run that can change anything, or None when nothing ever will (or on hold)."""
 
-    __slots__ = ("count", "last_ok", "next_at", "on_hold", "result", "spec", "started_at")
+    __slots__ = ("count", "files", "last_ok", "next_at", "on_hold", "result", "rule", "spec", "started_at")
 
-    def __init__(self, spec: ProbeSpec, started_at: float, *, gated: bool) -> None:
+    def __init__(self, spec: ProbeSpec, started_at: float, *, gated: bool,
+                 files: tuple[tuple[float, str, bool], ...] = ()) -> None:
         self.spec = spec
+        self.files = files
+        rule = spec.exec_rule
+        # a file check is answered by the script's files only when the script touches that path
+        if rule is not None and rule[0] == "file" and not any(p == rule[1] for _, p, _ in files):
+            rule = None
+        self.rule = rule
         self.started_at = started_at
         self.result: bool | None = None if spec.kind == STARTUP else spec.kind == LIVENESS
         self.last_ok: bool | None = None
@@ -137,8 +150,32 @@ class ProbeWorker:
         threshold = profile.ready_after if kind == READINESS else profile.healthy_from()
         return elapsed >= threshold, False
 
+    def _answer(self, profile: ImageProfile, elapsed: float) -> tuple[bool, bool]:
+        rule = self.rule
+        if rule is None:
+            return self.truth(self.spec.kind, profile, elapsed)
+        hang = profile.hang_after
+        if hang is not None and elapsed >= hang:
+            return False, True
+        if rule[0] == "fixed":
+            return bool(rule[1]), False
+        return file_exists(self.files, str(rule[1]), elapsed), False
+
     def _next_change(self, profile: ImageProfile, elapsed: float) -> float | None:
         """Seconds after start at which this probe's answer next changes after ``elapsed``, or None."""
+        rule = self.rule
+        if rule is not None:
+            hang = profile.hang_after
+            nxt = None
+            if rule[0] == "file":
+                now_ok = file_exists(self.files, str(rule[1]), elapsed)
+                for t, p, _ in self.files:
+                    if t > elapsed and p == rule[1] and file_exists(self.files, p, t) != now_ok:
+                        nxt = t
+                        break
+            if hang is not None and elapsed < hang and (nxt is None or hang < nxt):
+                nxt = hang
+            return nxt
         threshold = profile.ready_after if self.spec.kind == READINESS else profile.healthy_from()
         hang = profile.hang_after
         if elapsed < threshold and (hang is None or threshold < hang):
@@ -151,7 +188,7 @@ class ProbeWorker:
         """Run the probe due at ``now`` (the caller checks ``next_at <= now``) and schedule the next."""
         spec = self.spec
         elapsed = now - self.started_at
-        ok, hung = self.truth(spec.kind, profile, elapsed)
+        ok, hung = self._answer(profile, elapsed)
         if ok == self.last_ok:
             self.count += 1
         else:

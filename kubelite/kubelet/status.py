@@ -26,9 +26,12 @@ from kubelite.kubelet.pod_worker import PodWorker, Stage
 from kubelite.memo import memoize
 from kubelite.workload import normalize_image
 
-__all__ = ["build_status", "container_status", "pod_phase"]
+__all__ = ["KUBELET_CONDITIONS", "build_status", "container_status", "pod_phase"]
 
 _WAITING_STEPS = (Step.IMAGE, Step.CONFIG, Step.STARTING, Step.BACKOFF)
+#: kubetypes.PodConditionsByKubelet: the kubelet is authoritative for these; every other condition is merged
+KUBELET_CONDITIONS = frozenset({"PodScheduled", "Ready", "Initialized", "ContainersReady",
+                                "PodReadyToStartContainers"})
 
 
 # bound: one entry per distinct image reference in the cluster
@@ -117,7 +120,7 @@ def container_status(rec: ContainerRecord, *, initializing: bool, devices: Mappi
 def pod_phase(w: PodWorker) -> str:
     if w.stage == Stage.REJECTED:
         return "Failed"
-    if w.reason == "Evicted" and w.stage == Stage.TERMINATED:
+    if w.reason in ("Evicted", "DeadlineExceeded") and w.stage == Stage.TERMINATED:
         return "Failed"
     terminal = w.stage == Stage.TERMINATED
     pending_init = 0
@@ -205,7 +208,12 @@ def build_status(w: PodWorker, now: float, previous: Mapping[str, Any] | None) -
     conds.append(dict(sched) if sched is not None else _cond("PodScheduled", True, ts, prev_conds))
     if w.disruption is not None:
         conds.append(_cond("DisruptionTarget", True, ts, prev_conds, "TerminationByKubelet", w.disruption))
-    status["conditions"] = conds
+    # status_manager mergePodStatus: conditions the kubelet does not own (DisruptionTarget set by preemption,
+    # the eviction API or taint eviction; readiness gates) are kept as the API has them, first
+    ours = {c["type"] for c in conds}
+    kept = [dict(c) for c in ((w.pod.get("status") or {}).get("conditions") or ())
+            if c.get("type") not in KUBELET_CONDITIONS and c.get("type") not in ours]
+    status["conditions"] = kept + conds if kept else conds
     status["hostIP"] = rt.host_ip
     status["hostIPs"] = [{"ip": rt.host_ip}]
     if w.pod_ip:

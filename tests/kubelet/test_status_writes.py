@@ -66,7 +66,7 @@ async def test_pod_running_in_one_instant_is_written_once(bare: Cluster) -> None
 
 async def test_later_writes_carry_only_what_changed(bare: Cluster) -> None:
     rec = await _kubelet(bare)
-    await bare.client.create(_pod("slow", "slow:1", readinessProbe={"exec": {"command": ["true"]},
+    await bare.client.create(_pod("slow", "slow:1", readinessProbe={"httpGet": {"port": 8080},
                                                                     "periodSeconds": 10}))
     await bare.advance(60)
     patches = [s for n, s in rec.status_patches if n == "slow"]

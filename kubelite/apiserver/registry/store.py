@@ -42,7 +42,7 @@ from kubelite.errors import AlreadyExists, BadRequest, Conflict, NotFound, inval
 from kubelite.rand import new_uid, random_suffix
 from kubelite.store import StoredObject, Table
 
-__all__ = ["GenericStore", "Write", "parse_resource_version"]
+__all__ = ["GenericStore", "Write", "check_preconditions", "parse_resource_version"]
 
 _encode = msgspec.json.Encoder().encode
 _MAX_RETRIES = 8
@@ -284,7 +284,7 @@ class GenericStore:
             if current is None:
                 raise NotFound.for_object(info.group, info.plural, name)
             old = current.decode()
-            _check_preconditions(info, name, old, preconditions)
+            check_preconditions(info, name, old, preconditions)
             req = self.admission_request("DELETE", w, "", name, None, old)
             await self.admission.admit(req)
             await self.admission.validate(req)
@@ -368,7 +368,8 @@ def _same(new: dict[str, Any], old: dict[str, Any]) -> bool:
     return new == old or ignore_managed_fields_timestamps(new, old)
 
 
-def _check_preconditions(info: ResourceInfo, name: str, old: dict[str, Any], pre: dict[str, Any] | None) -> None:
+def check_preconditions(info: ResourceInfo, name: str, old: dict[str, Any], pre: dict[str, Any] | None) -> None:
+    """``DeleteOptions.Preconditions`` (uid, resourceVersion) against the stored object: 409 Conflict."""
     if not pre:
         return
     meta = old["metadata"]

@@ -6,6 +6,8 @@ PodDisruptionBudget covering it allows a disruption.
 - A pod that is terminal or already being deleted is deleted without consulting budgets. Otherwise more
   than one matching budget is a 500, an unobserved or exhausted budget a 429 TooManyRequests with cause
   ``DisruptionBudget``.
+- A pod that is not terminal first gets the ``DisruptionTarget`` condition (reason ``EvictionByEvictionAPI``,
+  upstream's ``addConditionAndDeletePod``).
 - **The budget is spent only with the deletion.** ``status.disruptionsAllowed`` is decremented (and the pod
   recorded in ``disruptedPods``) after every check of the delete has passed (preconditions, admission),
   in the same synchronous step as the store write; a rejected eviction changes nothing.
@@ -18,11 +20,12 @@ from typing import Any
 from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import CREATE_ONLY, ResourceInfo
 from kubelite.apiserver.handlers.delete import check_propagation
-from kubelite.apiserver.registry.store import Write
+from kubelite.apiserver.registry.store import Write, check_preconditions
 from kubelite.apiserver.request import Request, Response
 from kubelite.apiserver.rest.binding import SUCCESS
 from kubelite.apiserver.scope import Scope
 from kubelite.errors import BadRequest, InternalError, NotFound, StatusCause, TooManyRequests
+from kubelite.store import StoredObject
 
 __all__ = ["EvictionREST"]
 
@@ -48,6 +51,10 @@ class EvictionREST:
         if stored is None:
             raise NotFound.for_object("", "pods", name)
         pod = stored.decode()
+        preconditions = opts.get("preconditions")
+        # eviction.go checks the delete's preconditions in the DisruptionTarget update too, so a failed
+        # precondition rejects the eviction before anything is written
+        check_preconditions(info, name, pod, preconditions)
         spend = None
         phase = (pod.get("status") or {}).get("phase")
         if phase not in ("Succeeded", "Failed") and not pod["metadata"].get("deletionTimestamp"):
@@ -57,13 +64,30 @@ class EvictionREST:
                 if not dry_run:
                     def spend(_old: dict[str, Any]) -> None:
                         self._spend(pod, namespace, pdb["metadata"]["name"])
+            if not dry_run:
+                updated = self._add_disruption_target(info, pod, stored.rv)
+                if preconditions and preconditions.get("resourceVersion"):
+                    # the condition update moved the pod's resourceVersion on; the delete checks the pod the
+                    # precondition already approved (upstream swaps in the updated resourceVersion likewise)
+                    preconditions = {**preconditions, "resourceVersion": str(updated.rv)}
         w = Write(user=req.user, info=info, namespace=namespace, dry_run=dry_run)
         await scope.store.delete(
             w, scope.strategies.for_resource(info), name, grace_period_seconds=opts.get("gracePeriodSeconds"),
-            propagation_policy=opts.get("propagationPolicy"), preconditions=opts.get("preconditions"),
+            propagation_policy=opts.get("propagationPolicy"), preconditions=preconditions,
             before_write=spend,
         )
         return Response(data=SUCCESS)
+
+    def _add_disruption_target(self, info: ResourceInfo, pod: dict[str, Any], rv: int) -> StoredObject:
+        """eviction.go ``addConditionAndDeletePod``: the pod gets the DisruptionTarget condition (reason
+        EvictionByEvictionAPI) in a status write before it is deleted."""
+        status = pod.setdefault("status", {})
+        conds = [c for c in status.get("conditions") or () if c.get("type") != "DisruptionTarget"]
+        conds.append({"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
+                      "message": "Eviction API: evicting", "lastTransitionTime": self.scope.clock.timestamp()})
+        status["conditions"] = conds
+        tables = self.scope.tables
+        return tables.store.update(tables.table(info), pod, expect_rv=rv)
 
     def _budget(self, pod: dict[str, Any], namespace: str) -> dict[str, Any] | None:
         labels = pod["metadata"].get("labels") or {}

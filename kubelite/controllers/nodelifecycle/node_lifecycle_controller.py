@@ -290,3 +290,5 @@ class NodeLifecycleController:
                     namespace=pod.metadata.namespace, patch_type="strategic")
             except NotFound:
                 continue
+            # upstream records NodeNotReady on the pod after the status update (so the pod still exists)
+            self.recorder.event(pod, "Warning", "NodeNotReady", "Node is not ready")
