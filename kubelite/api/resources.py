@@ -145,6 +145,10 @@ BUILTIN: tuple[ResourceInfo, ...] = (
     _builtin("", "v1", t.PersistentVolume, "persistentvolumes", namespaced=False, short=("pv",), sub=_STATUS),
     _builtin("", "v1", t.Pod, "pods", short=("po",), categories=_ALL,
              sub=("status", "binding", "eviction", "log")),
+    _builtin("", "v1", t.LimitRange, "limitranges", short=("limits",)),
+    _builtin("", "v1", t.ReplicationController, "replicationcontrollers", short=("rc",), categories=_ALL,
+             sub=_STATUS),
+    _builtin("", "v1", t.ResourceQuota, "resourcequotas", short=("quota",), sub=_STATUS),
     _builtin("", "v1", t.Secret, "secrets"),
     _builtin("", "v1", t.ServiceAccount, "serviceaccounts", short=("sa",)),
     _builtin("", "v1", t.Service, "services", short=("svc",), categories=_ALL, sub=_STATUS),
@@ -163,10 +167,21 @@ BUILTIN: tuple[ResourceInfo, ...] = (
     # batch/v1
     _builtin("batch", "v1", t.CronJob, "cronjobs", short=("cj",), categories=_ALL, sub=_STATUS),
     _builtin("batch", "v1", t.Job, "jobs", categories=_ALL, sub=_STATUS),
+    # certificates.k8s.io/v1
+    _builtin("certificates.k8s.io", "v1", t.CertificateSigningRequest, "certificatesigningrequests",
+             namespaced=False, short=("csr",), sub=_STATUS),
     # coordination.k8s.io/v1
     _builtin("coordination.k8s.io", "v1", t.Lease, "leases"),
     # discovery.k8s.io/v1
     _builtin("discovery.k8s.io", "v1", t.EndpointSlice, "endpointslices"),
+    # flowcontrol.apiserver.k8s.io/v1
+    _builtin("flowcontrol.apiserver.k8s.io", "v1", t.FlowSchema, "flowschemas", namespaced=False, sub=_STATUS),
+    _builtin("flowcontrol.apiserver.k8s.io", "v1", t.PriorityLevelConfiguration, "prioritylevelconfigurations",
+             namespaced=False, sub=_STATUS),
+    # networking.k8s.io/v1
+    _builtin("networking.k8s.io", "v1", t.IngressClass, "ingressclasses", namespaced=False),
+    _builtin("networking.k8s.io", "v1", t.Ingress, "ingresses", short=("ing",), sub=_STATUS),
+    _builtin("networking.k8s.io", "v1", t.NetworkPolicy, "networkpolicies", short=("netpol",)),
     # policy/v1
     _builtin("policy", "v1", t.PodDisruptionBudget, "poddisruptionbudgets", short=("pdb",), sub=_STATUS),
     # rbac.authorization.k8s.io/v1

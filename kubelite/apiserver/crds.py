@@ -31,6 +31,7 @@ from kubelite.apiserver.crd import (
     validate,
     validate_crd,
 )
+from kubelite.apiserver.crd.cel import validate_rules
 from kubelite.apiserver.registry.tables import ResourceTables
 from kubelite.clock import Clock
 from kubelite.errors import FieldError
@@ -176,7 +177,12 @@ class CustomResources:
         schema = self._version_schema(info, obj)
         if schema is not None:
             body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
-            errs.extend(validate(body, schema))
+            schema_errs = validate(body, schema)
+            errs.extend(schema_errs)
+            if not schema_errs:  # CEL rules see only values of their schema's types
+                old_body = None if old is None else {
+                    k: v for k, v in old.items() if k not in ("apiVersion", "kind", "metadata")}
+                errs.extend(validate_rules(body, old_body, schema.raw))
         return errs
 
     def validate_definition(self, crd: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:

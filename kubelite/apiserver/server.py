@@ -44,8 +44,10 @@ from kubelite.api.schema import Schema
 from kubelite.apiserver.admission import AdmissionChain
 from kubelite.apiserver.admission.default_storage_class import DefaultStorageClass
 from kubelite.apiserver.admission.default_toleration_seconds import DefaultTolerationSeconds
+from kubelite.apiserver.admission.limit_ranger import LimitRanger
 from kubelite.apiserver.admission.namespace_lifecycle import NamespaceLifecycle
 from kubelite.apiserver.admission.priority import PriorityAdmission
+from kubelite.apiserver.admission.resource_quota import ResourceQuotaAdmission
 from kubelite.apiserver.admission.service_account import ServiceAccountAdmission
 from kubelite.apiserver.admission.taint_nodes_by_condition import TaintNodesByCondition
 from kubelite.apiserver.auth.authn import TokenAuthenticator
@@ -100,11 +102,14 @@ class ApiServer:
         self.faults = FaultInjector(rng=rng)
         self.field_manager = FieldManager()
         reader = self.tables
+        limit_ranger = LimitRanger(reader)
         self.admission = AdmissionChain(
             mutating=[
-                NamespaceLifecycle(reader), ServiceAccountAdmission(reader), TaintNodesByCondition(),
+                NamespaceLifecycle(reader), limit_ranger, ServiceAccountAdmission(reader), TaintNodesByCondition(),
                 PriorityAdmission(reader), DefaultTolerationSeconds(), DefaultStorageClass(reader),
             ],
+            # upstream's order: LimitRanger validates early, ResourceQuota is always the last plugin
+            validating=[limit_ranger, ResourceQuotaAdmission(reader)],
         )
         self.crs = CustomResources(tables=self.tables, clock=clock)
         # the service REST storage's ClusterIP and NodePort allocators (pkg/registry/core/service)

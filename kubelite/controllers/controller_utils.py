@@ -29,7 +29,7 @@ from typing import Any
 import anyio
 import msgspec
 
-from kubelite.api.labels import Selector, selector_from_label_selector
+from kubelite.api.labels import Selector, selector_from_label_selector, selector_from_set
 from kubelite.controllers.controller_ref_manager import (
     ClaimResult,
     adopt_patch,
@@ -82,7 +82,10 @@ _encode = msgspec.json.encode
 
 
 def label_selector(ls: Any) -> Selector:
-    """``metav1.LabelSelectorAsSelector`` for a typed LabelSelector (None selects nothing)."""
+    """``metav1.LabelSelectorAsSelector`` for a typed LabelSelector (None selects nothing); a plain mapping
+    (a ReplicationController's selector) is ``labels.Set(selector).AsSelectorPreValidated()``."""
+    if isinstance(ls, dict):
+        return selector_from_set(ls)
     key = _encode(ls)
     sel = _selectors.get(key)
     if sel is None:

@@ -34,6 +34,7 @@ __all__ = ["CONTROLLERS", "SERVICE_ACCOUNTS", "ControllerContext", "start_contro
 CONTROLLERS: dict[str, str] = {
     "serviceaccount": "kubelite.controllers.serviceaccount",
     "endpointslice": "kubelite.controllers.endpointslice",
+    "replicationcontroller": "kubelite.controllers.replication",
     "replicaset": "kubelite.controllers.replicaset",
     "deployment": "kubelite.controllers.deployment",
     "job": "kubelite.controllers.job",
@@ -43,6 +44,7 @@ CONTROLLERS: dict[str, str] = {
     "disruption": "kubelite.controllers.disruption",
     "horizontalpodautoscaling": "kubelite.controllers.horizontal",
     "namespace": "kubelite.controllers.namespace",
+    "resourcequota": "kubelite.controllers.resourcequota",
     "garbagecollector": "kubelite.controllers.garbagecollector",
     "nodeipam": "kubelite.controllers.nodeipam",
     "nodelifecycle": "kubelite.controllers.nodelifecycle",
@@ -57,6 +59,7 @@ CONTROLLERS: dict[str, str] = {
 SERVICE_ACCOUNTS = {
     "serviceaccount": "service-account-controller",
     "endpointslice": "endpointslice-controller",
+    "replicationcontroller": "replication-controller",
     "replicaset": "replicaset-controller",
     "deployment": "deployment-controller",
     "job": "job-controller",
@@ -66,6 +69,7 @@ SERVICE_ACCOUNTS = {
     "disruption": "disruption-controller",
     "horizontalpodautoscaling": "horizontal-pod-autoscaler",
     "namespace": "namespace-controller",
+    "resourcequota": "resourcequota-controller",
     "garbagecollector": "generic-garbage-collector",
     "nodeipam": "node-controller",  # upstream's nodeipam runs with the node-controller's credentials
     "nodelifecycle": "node-controller",

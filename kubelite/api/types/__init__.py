@@ -10,10 +10,13 @@ from kubelite.api.types.apps_v1 import ControllerRevision, DaemonSet, Deployment
 from kubelite.api.types.autoscaling_v1 import Scale
 from kubelite.api.types.autoscaling_v2 import HorizontalPodAutoscaler
 from kubelite.api.types.batch_v1 import CronJob, Job
+from kubelite.api.types.certificates_v1 import CertificateSigningRequest
 from kubelite.api.types.coordination_v1 import Lease
-from kubelite.api.types.core_v1 import Binding, ConfigMap, Endpoints, Event, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount
+from kubelite.api.types.core_v1 import Binding, ConfigMap, Endpoints, Event, LimitRange, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, ReplicationController, ResourceQuota, Secret, Service, ServiceAccount
 from kubelite.api.types.discovery_v1 import EndpointSlice
+from kubelite.api.types.flowcontrol_v1 import FlowSchema, PriorityLevelConfiguration
 from kubelite.api.types.meta_v1 import Condition, DeleteOptions, LabelSelector, ListMeta, ManagedFieldsEntry, ObjectMeta, OwnerReference, Preconditions, Status
+from kubelite.api.types.networking_v1 import Ingress, IngressClass, NetworkPolicy
 from kubelite.api.types.policy_v1 import Eviction, PodDisruptionBudget
 from kubelite.api.types.rbac_v1 import ClusterRole, ClusterRoleBinding, Role, RoleBinding
 from kubelite.api.types.scheduling_v1 import PriorityClass
@@ -21,6 +24,7 @@ from kubelite.api.types.storage_v1 import StorageClass
 
 __all__ = [
     "Binding",
+    "CertificateSigningRequest",
     "ClusterRole",
     "ClusterRoleBinding",
     "Condition",
@@ -35,15 +39,20 @@ __all__ = [
     "Endpoints",
     "Event",
     "Eviction",
+    "FlowSchema",
     "HorizontalPodAutoscaler",
+    "Ingress",
+    "IngressClass",
     "IntOrString",
     "Job",
     "K8sStruct",
     "LabelSelector",
     "Lease",
+    "LimitRange",
     "ListMeta",
     "ManagedFieldsEntry",
     "Namespace",
+    "NetworkPolicy",
     "Node",
     "ObjectMeta",
     "OwnerReference",
@@ -53,8 +62,11 @@ __all__ = [
     "PodDisruptionBudget",
     "Preconditions",
     "PriorityClass",
+    "PriorityLevelConfiguration",
     "Quantity",
     "ReplicaSet",
+    "ReplicationController",
+    "ResourceQuota",
     "Role",
     "RoleBinding",
     "Scale",

@@ -31,28 +31,31 @@ __all__ = [
     "GitRepoVolumeSource", "GlusterfsPersistentVolumeSource", "GlusterfsVolumeSource",
     "HTTPGetAction", "HTTPHeader", "HostAlias", "HostIP", "HostPathVolumeSource",
     "ISCSIPersistentVolumeSource", "ISCSIVolumeSource", "ImageVolumeSource", "ImageVolumeStatus",
-    "KeyToPath", "Lifecycle", "LifecycleHandler", "LinuxContainerUser", "LoadBalancerIngress",
-    "LoadBalancerStatus", "LocalObjectReference", "LocalVolumeSource", "ModifyVolumeStatus",
-    "NFSVolumeSource", "Namespace", "NamespaceCondition", "NamespaceSpec", "NamespaceStatus",
-    "Node", "NodeAddress", "NodeAffinity", "NodeAllocatableMappedResources",
-    "NodeAllocatableOverheadResources", "NodeAllocatableResourceClaimStatus", "NodeCondition",
-    "NodeConfigSource", "NodeConfigStatus", "NodeDaemonEndpoints", "NodeFeatures",
-    "NodePodPreemptionPolicy", "NodeRuntimeHandler", "NodeRuntimeHandlerFeatures", "NodeSelector",
-    "NodeSelectorRequirement", "NodeSelectorTerm", "NodeSpec", "NodeStatus", "NodeSwapStatus",
-    "NodeSystemInfo", "ObjectFieldSelector", "ObjectReference", "PersistentVolume",
-    "PersistentVolumeClaim", "PersistentVolumeClaimCondition", "PersistentVolumeClaimSpec",
-    "PersistentVolumeClaimStatus", "PersistentVolumeClaimTemplate",
-    "PersistentVolumeClaimVolumeSource", "PersistentVolumeSpec", "PersistentVolumeStatus",
-    "PhotonPersistentDiskVolumeSource", "Pod", "PodAffinity", "PodAffinityTerm", "PodAntiAffinity",
-    "PodCertificateProjection", "PodCondition", "PodDNSConfig", "PodDNSConfigOption",
-    "PodExtendedResourceClaimStatus", "PodIP", "PodOS", "PodReadinessGate", "PodResourceClaim",
-    "PodResourceClaimStatus", "PodSchedulingGate", "PodSchedulingGroup", "PodSecurityContext",
-    "PodSpec", "PodStatus", "PodTemplateSpec", "PodVolumeHealth", "PortStatus",
-    "PortworxVolumeSource", "PreferredSchedulingTerm", "Probe", "ProjectedVolumeSource",
-    "QuobyteVolumeSource", "RBDPersistentVolumeSource", "RBDVolumeSource", "ResourceClaim",
-    "ResourceFieldSelector", "ResourceHealth", "ResourceRequirements", "ResourceStatus",
-    "SELinuxOptions", "ScaleIOPersistentVolumeSource", "ScaleIOVolumeSource", "SeccompProfile",
-    "Secret", "SecretEnvSource", "SecretKeySelector", "SecretProjection", "SecretReference",
+    "KeyToPath", "Lifecycle", "LifecycleHandler", "LimitRange", "LimitRangeItem", "LimitRangeSpec",
+    "LinuxContainerUser", "LoadBalancerIngress", "LoadBalancerStatus", "LocalObjectReference",
+    "LocalVolumeSource", "ModifyVolumeStatus", "NFSVolumeSource", "Namespace", "NamespaceCondition",
+    "NamespaceSpec", "NamespaceStatus", "Node", "NodeAddress", "NodeAffinity",
+    "NodeAllocatableMappedResources", "NodeAllocatableOverheadResources",
+    "NodeAllocatableResourceClaimStatus", "NodeCondition", "NodeConfigSource", "NodeConfigStatus",
+    "NodeDaemonEndpoints", "NodeFeatures", "NodePodPreemptionPolicy", "NodeRuntimeHandler",
+    "NodeRuntimeHandlerFeatures", "NodeSelector", "NodeSelectorRequirement", "NodeSelectorTerm",
+    "NodeSpec", "NodeStatus", "NodeSwapStatus", "NodeSystemInfo", "ObjectFieldSelector",
+    "ObjectReference", "PersistentVolume", "PersistentVolumeClaim",
+    "PersistentVolumeClaimCondition", "PersistentVolumeClaimSpec", "PersistentVolumeClaimStatus",
+    "PersistentVolumeClaimTemplate", "PersistentVolumeClaimVolumeSource", "PersistentVolumeSpec",
+    "PersistentVolumeStatus", "PhotonPersistentDiskVolumeSource", "Pod", "PodAffinity",
+    "PodAffinityTerm", "PodAntiAffinity", "PodCertificateProjection", "PodCondition",
+    "PodDNSConfig", "PodDNSConfigOption", "PodExtendedResourceClaimStatus", "PodIP", "PodOS",
+    "PodReadinessGate", "PodResourceClaim", "PodResourceClaimStatus", "PodSchedulingGate",
+    "PodSchedulingGroup", "PodSecurityContext", "PodSpec", "PodStatus", "PodTemplateSpec",
+    "PodVolumeHealth", "PortStatus", "PortworxVolumeSource", "PreferredSchedulingTerm", "Probe",
+    "ProjectedVolumeSource", "QuobyteVolumeSource", "RBDPersistentVolumeSource", "RBDVolumeSource",
+    "ReplicationController", "ReplicationControllerCondition", "ReplicationControllerSpec",
+    "ReplicationControllerStatus", "ResourceClaim", "ResourceFieldSelector", "ResourceHealth",
+    "ResourceQuota", "ResourceQuotaSpec", "ResourceQuotaStatus", "ResourceRequirements",
+    "ResourceStatus", "SELinuxOptions", "ScaleIOPersistentVolumeSource", "ScaleIOVolumeSource",
+    "ScopeSelector", "ScopedResourceSelectorRequirement", "SeccompProfile", "Secret",
+    "SecretEnvSource", "SecretKeySelector", "SecretProjection", "SecretReference",
     "SecretVolumeSource", "SecurityContext", "Service", "ServiceAccount",
     "ServiceAccountTokenProjection", "ServicePort", "ServiceSpec", "ServiceStatus",
     "SessionAffinityConfig", "SleepAction", "StorageOSPersistentVolumeSource",
@@ -793,6 +796,32 @@ class LifecycleHandler(K8sStruct, kw_only=True):
     tcp_socket: TCPSocketAction | None = msgspec.field(default=None, name="tcpSocket")
 
 
+class LimitRange(K8sStruct, kw_only=True):
+    """LimitRange sets resource usage limits for each kind of resource in a Namespace."""
+
+    api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
+    kind: str = msgspec.field(default_factory=partial(str, "LimitRange"))
+    metadata: meta_v1.ObjectMeta | None = None
+    spec: LimitRangeSpec | None = None
+
+
+class LimitRangeItem(K8sStruct, kw_only=True):
+    """LimitRangeItem defines a min/max usage limit for any resource that matches on kind."""
+
+    default: dict[str, Quantity] | None = None
+    default_request: dict[str, Quantity] | None = msgspec.field(default=None, name="defaultRequest")
+    max: dict[str, Quantity] | None = None
+    max_limit_request_ratio: dict[str, Quantity] | None = msgspec.field(default=None, name="maxLimitRequestRatio")
+    min: dict[str, Quantity] | None = None
+    type: str | None = None
+
+
+class LimitRangeSpec(K8sStruct, kw_only=True):
+    """LimitRangeSpec defines a min/max usage limit for resources that match on kind."""
+
+    limits: list[LimitRangeItem] | None = None
+
+
 class LinuxContainerUser(K8sStruct, kw_only=True):
     """LinuxContainerUser represents user identity information in Linux containers"""
 
@@ -1521,6 +1550,46 @@ class RBDVolumeSource(K8sStruct, kw_only=True):
     user: str | None = None
 
 
+class ReplicationController(K8sStruct, kw_only=True):
+    """ReplicationController represents the configuration of a replication controller."""
+
+    api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
+    kind: str = msgspec.field(default_factory=partial(str, "ReplicationController"))
+    metadata: meta_v1.ObjectMeta | None = None
+    spec: ReplicationControllerSpec | None = None
+    status: ReplicationControllerStatus | None = None
+
+
+class ReplicationControllerCondition(K8sStruct, kw_only=True):
+    """ReplicationControllerCondition describes the state of a replication controller at a certain point."""
+
+    last_transition_time: str | None = msgspec.field(default=None, name="lastTransitionTime")
+    message: str | None = None
+    reason: str | None = None
+    status: str | None = None
+    type: str | None = None
+
+
+class ReplicationControllerSpec(K8sStruct, kw_only=True):
+    """ReplicationControllerSpec is the specification of a replication controller."""
+
+    min_ready_seconds: int | None = msgspec.field(default=None, name="minReadySeconds")
+    replicas: int | None = None
+    selector: dict[str, str] | None = None
+    template: PodTemplateSpec | None = None
+
+
+class ReplicationControllerStatus(K8sStruct, kw_only=True):
+    """ReplicationControllerStatus represents the current status of a replication controller."""
+
+    available_replicas: int | None = msgspec.field(default=None, name="availableReplicas")
+    conditions: list[ReplicationControllerCondition] | None = None
+    fully_labeled_replicas: int | None = msgspec.field(default=None, name="fullyLabeledReplicas")
+    observed_generation: int | None = msgspec.field(default=None, name="observedGeneration")
+    ready_replicas: int | None = msgspec.field(default=None, name="readyReplicas")
+    replicas: int | None = None
+
+
 class ResourceClaim(K8sStruct, kw_only=True):
     """ResourceClaim references one entry in PodSpec.ResourceClaims."""
 
@@ -1542,6 +1611,31 @@ class ResourceHealth(K8sStruct, kw_only=True):
     health: str | None = None
     message: str | None = None
     resource_id: str | None = msgspec.field(default=None, name="resourceID")
+
+
+class ResourceQuota(K8sStruct, kw_only=True):
+    """ResourceQuota sets aggregate quota restrictions enforced per namespace"""
+
+    api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
+    kind: str = msgspec.field(default_factory=partial(str, "ResourceQuota"))
+    metadata: meta_v1.ObjectMeta | None = None
+    spec: ResourceQuotaSpec | None = None
+    status: ResourceQuotaStatus | None = None
+
+
+class ResourceQuotaSpec(K8sStruct, kw_only=True):
+    """ResourceQuotaSpec defines the desired hard limits to enforce for Quota."""
+
+    hard: dict[str, Quantity] | None = None
+    scope_selector: ScopeSelector | None = msgspec.field(default=None, name="scopeSelector")
+    scopes: list[str] | None = None
+
+
+class ResourceQuotaStatus(K8sStruct, kw_only=True):
+    """ResourceQuotaStatus defines the enforced hard limits and observed use."""
+
+    hard: dict[str, Quantity] | None = None
+    used: dict[str, Quantity] | None = None
 
 
 class ResourceRequirements(K8sStruct, kw_only=True):
@@ -1596,6 +1690,20 @@ class ScaleIOVolumeSource(K8sStruct, kw_only=True):
     storage_pool: str | None = msgspec.field(default=None, name="storagePool")
     system: str | None = None
     volume_name: str | None = msgspec.field(default=None, name="volumeName")
+
+
+class ScopeSelector(K8sStruct, kw_only=True):
+    """A scope selector represents the AND of the selectors represented by the scoped-resource selector requirements."""
+
+    match_expressions: list[ScopedResourceSelectorRequirement] | None = msgspec.field(default=None, name="matchExpressions")
+
+
+class ScopedResourceSelectorRequirement(K8sStruct, kw_only=True):
+    """A scoped-resource selector requirement is a selector that contains values, a scope name, and an operator that relates the scope name and values."""
+
+    operator: str | None = None
+    scope_name: str | None = msgspec.field(default=None, name="scopeName")
+    values: list[str] | None = None
 
 
 class SeccompProfile(K8sStruct, kw_only=True):

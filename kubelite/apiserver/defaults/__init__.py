@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kubelite.apiserver.defaults import apps, batch, core, other
+from kubelite.apiserver.defaults import apps, batch, core, networking, other
 
 __all__ = ["apply_defaults"]
 
@@ -46,6 +46,10 @@ _DEFAULTERS: dict[tuple[str, str], _Defaulter] = {
     ("rbac.authorization.k8s.io", "RoleBinding"): other.default_role_binding,
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): other.default_cluster_role_binding,
     ("autoscaling", "HorizontalPodAutoscaler"): other.default_horizontal_pod_autoscaler,
+    ("", "ReplicationController"): networking.default_replication_controller,
+    ("", "LimitRange"): networking.default_limit_range,
+    ("networking.k8s.io", "NetworkPolicy"): networking.default_network_policy,
+    ("networking.k8s.io", "IngressClass"): networking.default_ingress_class,
 }
 
 

@@ -14,7 +14,7 @@ Contract:
 
 Each kind follows upstream's ``pkg/apis/<group>/validation`` functions, named in the module that holds
 it: :mod:`.meta`, :mod:`.pod` and :mod:`.container`, :mod:`.core`, :mod:`.service`, :mod:`.volumes`, :mod:`.apps`, :mod:`.batch`,
-:mod:`.other`.
+:mod:`.other`, :mod:`.networking`, :mod:`.replication`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubelite.api import names
-from kubelite.apiserver.validation import apps, batch, core, other, pod, service, volumes
+from kubelite.apiserver.validation import (
+    apps,
+    batch,
+    core,
+    networking,
+    other,
+    pod,
+    replication,
+    service,
+    volumes,
+)
 from kubelite.apiserver.validation.common import as_dict
 from kubelite.apiserver.validation.meta import validate_object_meta, validate_object_meta_update
 from kubelite.errors import FieldError
@@ -34,6 +44,7 @@ _Create = Callable[[Mapping[str, Any]], list[FieldError]]
 _Update = Callable[[Mapping[str, Any], Mapping[str, Any]], list[FieldError]]
 
 _RBAC = "rbac.authorization.k8s.io"
+_NET = "networking.k8s.io"
 
 
 def _meta_update(obj: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
@@ -101,6 +112,15 @@ _KINDS: dict[tuple[str, str], tuple[_Create, _Update, _Update | None]] = {
     (_RBAC, "RoleBinding"): (_binding(True), _binding_update(True), None),
     (_RBAC, "ClusterRoleBinding"): (_binding(False), _binding_update(False), None),
     ("autoscaling", "HorizontalPodAutoscaler"): (other.validate_hpa, _meta_then(other.hpa_spec), None),
+    ("", "ReplicationController"): (replication.validate_replication_controller,
+                                    replication.validate_replication_controller_update,
+                                    apps.validate_workload_status_update),
+    ("", "LimitRange"): (replication.validate_limit_range, replication.validate_limit_range_update, None),
+    ("", "ResourceQuota"): (replication.validate_resource_quota, replication.validate_resource_quota_update,
+                            replication.validate_resource_quota_status_update),
+    (_NET, "Ingress"): (networking.validate_ingress, networking.validate_ingress_update, None),
+    (_NET, "IngressClass"): (networking.validate_ingress_class, networking.validate_ingress_class_update, None),
+    (_NET, "NetworkPolicy"): (networking.validate_network_policy, networking.validate_network_policy_update, None),
 }
 
 

@@ -77,7 +77,7 @@ class PodHandler(OwnedObjectHandler):
     then replays its cache as adds)."""
 
     def __init__(self, rsc: ReplicaSetController) -> None:
-        super().__init__("ReplicaSet", rsc.rss, expectations=rsc.expectations, enqueue_after=rsc.enqueue_after)
+        super().__init__(rsc.kind.__name__, rsc.rss, expectations=rsc.expectations, enqueue_after=rsc.enqueue_after)
         self.tracker = rsc.tracker
 
     def reset(self) -> None:
@@ -101,7 +101,14 @@ class PodHandler(OwnedObjectHandler):
 
 
 class ReplicaSetController:
-    """The reconciler plus its pod event handler (see the module docstring)."""
+    """The reconciler plus its pod event handler (see the module docstring).
+
+    ``kind`` and ``status_type`` are the owner kind it manages: the ReplicationController controller is this
+    one with ``ReplicationController`` (upstream runs the ReplicaSet code over converted RCs,
+    ``pkg/controller/replication/conversion.go``); its map selector is read with ``labels.Set.AsSelector``."""
+
+    kind: type[Any] = ReplicaSet
+    status_type: type[Any] = ReplicaSetStatus
 
     def __init__(
         self, *, client: Client, pods: SharedIndexInformer, replicasets: SharedIndexInformer, clock: Clock,
@@ -154,7 +161,8 @@ class ReplicaSetController:
         if needs_sync and meta.deletion_timestamp is None:
             manage_error = await self._manage_replicas(active, rs)
         now = self.clock.now()
-        status = calculate_status(rs, active, manage_error, now=now, timestamp=self.clock.timestamp())
+        status = self._owner_status(calculate_status(rs, active, manage_error, now=now,
+                                                     timestamp=self.clock.timestamp()))
         rs = await update_status(self.client, rs, status)
         if manage_error is not None:
             raise manage_error
@@ -163,6 +171,12 @@ class ReplicaSetController:
                 and status.available_replicas != replicas:
             return Result(requeue_after=_min_ready_requeue(spec.min_ready_seconds))
         return None
+
+    def _owner_status(self, status: Any) -> Any:
+        """``status`` as the managed kind's status type (the two kinds' statuses have the same fields)."""
+        if isinstance(status, self.status_type):
+            return status
+        return msgspec.convert(msgspec.to_builtins(status), self.status_type)
 
     async def _update_and_requeue(self, rs: ReplicaSet, status: ReplicaSetStatus) -> Result | None:
         spec = rs.spec
@@ -198,9 +212,9 @@ class ReplicaSetController:
         if failure:
             return None  # clearing ReplicaFailure is the full path's business
         status = msgspec.structs.replace(
-            old or ReplicaSetStatus(), replicas=counts.claimed, fully_labeled_replicas=counts.fully,
+            old or self.status_type(), replicas=counts.claimed, fully_labeled_replicas=counts.fully,
             ready_replicas=counts.ready, available_replicas=counts.ready)
-        return status
+        return status  # type: ignore[no-any-return]
 
     async def _manage_replicas(self, active: list[Pod], rs: ReplicaSet) -> Exception | None:
         """``manageReplicas``: create or delete pods toward spec.replicas; returns the first error."""

@@ -80,7 +80,7 @@ async def update_status(client: Client, rs: ReplicaSet, new: ReplicaSetStatus) -
             if attempt == 1:
                 raise
             # statusUpdateRetries: read the latest version and try once more
-            rs = await client.get(ReplicaSet, meta.name or "", namespace=meta.namespace)
+            rs = await client.get(type(rs), meta.name or "", namespace=meta.namespace)
             meta = rs.metadata
             assert meta is not None
     raise AssertionError("unreachable")
