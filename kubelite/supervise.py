@@ -259,8 +259,11 @@ class Supervisor:
                 h.cancel()
             if self._closing is not None:
                 self._closing.set()
-            if not host.done():
-                with contextlib.suppress(asyncio.CancelledError):
-                    await asyncio.shield(host)
+            # wait for the host even when the closing task is itself being cancelled (a component's run()
+            # closing its supervisor in a finally): close() never returns while its tasks still run
+            with anyio.CancelScope(shield=True):
+                while not host.done():
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await asyncio.shield(host)
         if raise_failure and self.failure is not None:
             raise self.failure

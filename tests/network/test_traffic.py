@@ -35,6 +35,7 @@ async def net() -> AsyncIterator[tuple[Cluster, Network]]:
         await c.client.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
                                "spec": {"clusterIP": "10.96.30.1", "selector": {"app": "web"},
                                         "ports": [{"port": 80, "targetPort": 8080}]}})
+        await c.settle()  # the data plane's informers (DNS, kube-proxy) have seen the Service
         yield c, n
         await f.shutdown()
 

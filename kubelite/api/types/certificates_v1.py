@@ -23,7 +23,7 @@ class CertificateSigningRequest(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "certificates.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "CertificateSigningRequest"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: CertificateSigningRequestSpec | None = None
     status: CertificateSigningRequestStatus | None = None
 

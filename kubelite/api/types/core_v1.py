@@ -801,7 +801,7 @@ class LimitRange(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "LimitRange"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: LimitRangeSpec | None = None
 
 
@@ -1555,7 +1555,7 @@ class ReplicationController(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "ReplicationController"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: ReplicationControllerSpec | None = None
     status: ReplicationControllerStatus | None = None
 
@@ -1618,7 +1618,7 @@ class ResourceQuota(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "ResourceQuota"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: ResourceQuotaSpec | None = None
     status: ResourceQuotaStatus | None = None
 

@@ -41,7 +41,7 @@ class FlowSchema(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "flowcontrol.apiserver.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "FlowSchema"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: FlowSchemaSpec | None = None
     status: FlowSchemaStatus | None = None
 
@@ -113,7 +113,7 @@ class PriorityLevelConfiguration(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "flowcontrol.apiserver.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "PriorityLevelConfiguration"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: PriorityLevelConfigurationSpec | None = None
     status: PriorityLevelConfigurationStatus | None = None
 

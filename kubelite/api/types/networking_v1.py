@@ -49,7 +49,7 @@ class Ingress(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "networking.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "Ingress"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: IngressSpec | None = None
     status: IngressStatus | None = None
 
@@ -66,7 +66,7 @@ class IngressClass(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "networking.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "IngressClass"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: IngressClassSpec | None = None
 
 
@@ -150,7 +150,7 @@ class NetworkPolicy(K8sStruct, kw_only=True):
 
     api_version: str = msgspec.field(default_factory=partial(str, "networking.k8s.io/v1"), name="apiVersion")
     kind: str = msgspec.field(default_factory=partial(str, "NetworkPolicy"))
-    metadata: meta_v1.ObjectMeta | None = None
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
     spec: NetworkPolicySpec | None = None
 
 
