@@ -1,4 +1,4 @@
-"""Every fenced code block of README.md and docs/*.md runs as written (the docs convention in TEAM.md):
+"""Every fenced code block of README.md and docs/*.md runs as written (the project's docs convention):
 
 - ``python`` blocks that define ``test_*`` functions run as a pytest module (pytest-asyncio auto mode,
   the kubelite plugin loaded); other ``python`` blocks run as a script (a complete program);

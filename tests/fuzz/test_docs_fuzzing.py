@@ -1,4 +1,4 @@
-"""Every code block of docs/fuzzing.md runs as written (the docs convention of TEAM.md: ``python`` blocks
+"""Every code block of docs/fuzzing.md runs as written (the docs convention of tests/test_docs.py: ``python`` blocks
 with ``test_*`` functions run as pytest modules, other ``python`` blocks as scripts, ``sh`` blocks with bash
 from the repository root and must exit 0; ``text`` blocks are sample output)."""
 
