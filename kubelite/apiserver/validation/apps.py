@@ -76,6 +76,12 @@ def _template_for_replica_set(spec: Mapping[str, Any], errs: list[FieldError], *
     labels = _template_labels(template)
     if not selector.empty() and not selector.matches(labels):
         errs.append(FieldError.invalid("spec.template.metadata.labels", labels, _NOT_MATCH))
+    validate_replica_pod_template(template, errs, kind=kind)
+
+
+def validate_replica_pod_template(template: Any, errs: list[FieldError], *, kind: str) -> None:
+    """The pod-template rules ``ValidatePodTemplateSpecForReplicaSet`` and ``ValidatePodTemplateSpecForRC``
+    share: a valid template whose pods always restart and have no active deadline."""
     validate_pod_template_spec(template, "spec.template", errs)
     tspec = as_dict(as_dict(template).get("spec"))
     restart = tspec.get("restartPolicy") or ""

@@ -15,6 +15,7 @@ from typing import Any
 from kubelite.api import names
 from kubelite.api.labels import selector_from_set
 from kubelite.api.quantity import Quantity
+from kubelite.apiserver.validation.apps import validate_replica_pod_template
 from kubelite.apiserver.validation.common import (
     IS_NEGATIVE,
     as_dict,
@@ -25,7 +26,6 @@ from kubelite.apiserver.validation.common import (
     semantic_equal,
 )
 from kubelite.apiserver.validation.meta import validate_object_meta, validate_object_meta_update
-from kubelite.apiserver.validation.pod import validate_pod_template_spec
 from kubelite.errors import FieldError
 
 __all__ = [
@@ -72,15 +72,7 @@ def _rc_spec(spec: Mapping[str, Any], errs: list[FieldError]) -> None:
     labels = labels if isinstance(labels, dict) else None
     if selector and not selector_from_set(dict(selector)).matches(labels):
         errs.append(FieldError.invalid("spec.template.metadata.labels", labels, _NOT_MATCH))
-    validate_pod_template_spec(template, "spec.template", errs)
-    tspec = as_dict(as_dict(template).get("spec"))
-    restart = tspec.get("restartPolicy") or ""
-    if restart != "Always":
-        errs.append(FieldError.not_supported("spec.template.spec.restartPolicy", restart, ("Always",)))
-    deadline = tspec.get("activeDeadlineSeconds")
-    if deadline is not None:
-        errs.append(FieldError.invalid("spec.template.spec.activeDeadlineSeconds", deadline,
-                                       "activeDeadlineSeconds in ReplicationController is not Supported"))
+    validate_replica_pod_template(template, errs, kind="ReplicationController")
 
 
 def validate_replication_controller(obj: Mapping[str, Any]) -> list[FieldError]:
