@@ -163,7 +163,7 @@ async def test_list_and_watch_in_v1(cluster: kubelite.Cluster) -> None:
 async def test_v1_unknown_field_is_the_v1_schemas(cluster: kubelite.Cluster) -> None:
     body = _v1()
     body["spec"]["metrics"] = [_cpu(10)]  # a v2 field: unknown in v1
-    with pytest.raises(BadRequest, match='unknown field "spec.metrics"'):
+    with pytest.raises(BadRequest, match=r'unknown field "spec\.metrics"'):
         await cluster.client.create(body, field_validation="Strict")
 
 
