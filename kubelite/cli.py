@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -234,15 +234,24 @@ async def _serve(scenario: Path | None, *, port: int, host: str, kubeconfig: Pat
             with contextlib.suppress(StopAsyncIteration):
                 await gen.asend(None)
         return
-    from kubelite.scenario import ScenarioError, load_scenario
+    from kubelite.scenario import load_scenario
     from kubelite.scenario.runner import run_scenario_async
-    from kubelite.watchdog import LivelockError
 
-    try:
+    with _scenario_exits():
         sc = load_scenario(scenario)
         # the scenario's cluster, manifests and timeline, played as `kubelite run` plays them (one path),
         # served from the first instant; the run is judged, and the cluster keeps serving after it
         await run_scenario_async(sc, virtual_time=virtual_time, host=serving, stall_seconds=None)
+
+
+@contextlib.contextmanager
+def _scenario_exits() -> Iterator[None]:
+    """An invalid scenario exits 2 with every problem, a run that stops making virtual progress exits 3."""
+    from kubelite.scenario import ScenarioError
+    from kubelite.watchdog import LivelockError
+
+    try:
+        yield
     except ScenarioError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)
@@ -260,17 +269,8 @@ def _run_seeds(sc: Any, path: Path, seeds: str, limit: float | None) -> None:
     except ValueError as e:
         click.echo(f"error: --seeds: {e}", err=True)
         sys.exit(2)
-    from kubelite.scenario import ScenarioError
-    from kubelite.watchdog import LivelockError
-
-    try:
+    with _scenario_exits():
         result = run_seeds(sc, seed_list, until=limit)
-    except ScenarioError as e:
-        click.echo(f"error: {e}", err=True)
-        sys.exit(2)
-    except LivelockError as e:
-        click.echo(f"error: livelock: {e}", err=True)
-        sys.exit(3)
     click.echo(render_seeds(result, str(path)), nl=False)
     sys.exit(0 if result.passed else 1)
 
@@ -301,17 +301,11 @@ def _load(scenario: Path, limit_text: str | None, option: str) -> tuple[Any, flo
 def _run(sc: Any, seed: int | None, limit: float | None, progress: Any) -> Any:
     """Run (after validating every manifest): exit 2 when a manifest is invalid, 3 when the run stops
     making virtual progress (the watchdog's diagnosis is printed), never a hang or a traceback."""
-    from kubelite.scenario import ScenarioError, run_scenario
-    from kubelite.watchdog import LivelockError
+    from kubelite.scenario import run_scenario
 
     try:
-        return run_scenario(sc, seed=seed, until=limit, progress=progress)
-    except ScenarioError as e:
-        click.echo(f"error: {e}", err=True)
-        sys.exit(2)
-    except LivelockError as e:
-        click.echo(f"error: livelock: {e}", err=True)
-        sys.exit(3)
+        with _scenario_exits():
+            return run_scenario(sc, seed=seed, until=limit, progress=progress)
     except KeyboardInterrupt:
         click.echo("error: livelock: the run stopped making progress and did not yield (interrupted)", err=True)
         sys.exit(3)
