@@ -13,6 +13,7 @@
   HTTPS serve, operator start, one create handled, clean stop), with its phases; as installed here (kopf then
   imports ``kubernetes`` and ``kubernetes_asyncio``, its optional integrations, because the test extra has
   them) and as in an environment with kopf only (those imports made to fail, nothing else changed).
+- The wall time of the suite's one-hour kopf test (tests/http/test_kopf.py), as pytest times its call.
 
 Figures only, no assertions (the latest are in bench/RESULTS.md under "#11 http").
 """
@@ -308,6 +309,19 @@ def kopf_wall(mode: str, pycache: str) -> tuple[float, dict[str, float]]:
     return wall, phases
 
 
+def hour_test_wall() -> tuple[float, float]:
+    """Wall seconds of tests/http/test_kopf.py's one-hour test (a kopf operator reconciling every 10 minutes
+    of asyncio time), as pytest reports its call phase, and of the whole pytest process."""
+    test = "tests/http/test_kopf.py::test_an_hour_of_ten_minute_reconciles"
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=0",
+                          "--durations-min=0", test], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent).stdout
+    wall = time.perf_counter() - t0
+    call = next(float(line.split("s")[0]) for line in out.splitlines() if " call " in line)
+    return call, wall
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=2.0)
@@ -321,6 +335,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="kubelite-bench-pycache-") as pycache:
         kopf_wall("as-installed", pycache)  # warm the bytecode cache
         kopf = {mode: kopf_wall(mode, pycache) for mode in ("as-installed", "kopf-only")}
+    hour_call, hour_wall = hour_test_wall()
     get, lst = rates["get"], rates["list"]
     print(f"load average {load0:.2f} at start, {os.getloadavg()[0]:.2f} at end (2 cores)")
     print("                                          per wall s   per server CPU-s (its one core)")
@@ -332,6 +347,8 @@ def main() -> None:
     for mode, what in (("replay", "from the watch cache"), ("live", "while writing them")):
         r = watch[mode]
         print(f"watch events to 10 HTTP watchers, {mode:6s} {r.per_s:10,.0f}   {r.per_cpu_s:10,.0f} events  ({what})")
+    print(f"kopf 1-hour test (10-minute reconciles)   {hour_call:10.2f} s wall in pytest's call phase "
+          f"({hour_wall:.1f} s for the whole pytest process)")
     for mode, (wall, phases) in kopf.items():
         print(f"kopf operator test from process start, {mode}: {wall:.2f} s")
         print("    " + ", ".join(f"{k} {v:.2f}" for k, v in phases.items())

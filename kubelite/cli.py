@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+from collections.abc import AsyncGenerator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -197,7 +198,11 @@ def run(scenario: Path, seed: int | None, until: str | None, output: str, report
 @click.option("--virtual-time", is_flag=True, help="Run on virtual time (jumps whenever idle) instead of real time.")
 def serve(scenario: Path | None, port: int, host: str, kubeconfig: Path, tls: bool, nodes: int, seed: int,
           token: str | None, virtual_time: bool) -> None:
-    """Serve the Kubernetes REST API of a fresh cluster (or SCENARIO's cluster and manifests) until Ctrl-C."""
+    """Serve the Kubernetes REST API of a fresh cluster until Ctrl-C.
+
+    With SCENARIO: its cluster and manifests, and its timeline played as `kubelite run` plays it (in real
+    time, or compressed with --virtual-time), served from the start; the verdict is printed when the
+    timeline ends and the cluster keeps serving."""
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the SIGINT it handled, after a clean stop
         asyncio.run(_serve(scenario, port=port, host=host, kubeconfig=kubeconfig, tls=tls, nodes=nodes, seed=seed,
                            token=token, virtual_time=virtual_time))
@@ -206,41 +211,53 @@ def serve(scenario: Path | None, port: int, host: str, kubeconfig: Path, tls: bo
 
 async def _serve(scenario: Path | None, *, port: int, host: str, kubeconfig: Path, tls: bool, nodes: int, seed: int,
                  token: str | None, virtual_time: bool) -> None:
-    options: dict[str, Any] = {"nodes": nodes}
-    objects: list[dict[str, Any]] = []
-    if scenario is not None:
-        from kubelite.scenario import ScenarioError, load_scenario
-        from kubelite.scenario.runner import _pools  # the runner's node-pool mapping (one path for both)
-        from kubelite.workload import ImageRegistry
-
-        try:
-            sc = load_scenario(scenario)
-        except ScenarioError as e:
-            click.echo(f"error: {e}", err=True)
-            sys.exit(2)
-        registry = ImageRegistry(allow_any=sc.allow_any_image)
-        for ref, prof in sc.images.items():
-            registry.add(ref, prof)
-        controllers = sc.cluster.controllers
-        options = {"nodes": _pools(sc), "scheduler": sc.cluster.scheduler, "image_registry": registry,
-                   "controllers": controllers if isinstance(controllers, bool) else list(controllers),
-                   "controller_options": sc.cluster.controller_options}
-        objects = [dict(o) for o in sc.objects]
-        seed = sc.seed
-    async with Cluster(seed=seed, virtual_time=virtual_time, **options) as cluster:
-        for obj in objects:
-            try:
-                await cluster.client.apply(obj, field_manager="kubelite-scenario")
-            except ApiError as e:
-                meta = obj.get("metadata") or {}
-                click.echo(f"error: {obj.get('kind')}/{meta.get('name')}: {e.message}", err=True)
+    async def serving(cluster: Cluster) -> AsyncGenerator[Any, Any]:
         async with cluster.serve(host=host, port=port, tls=tls, kubeconfig=kubeconfig, token=token,
                                  signals=True) as url:
             click.echo(f"kubelite API server listening on {url}")
             click.echo(f"kubeconfig: {kubeconfig}   (export KUBECONFIG={kubeconfig})")
             click.echo("Ctrl-C to stop")
             sys.stdout.flush()
+            result = yield
+            if result is not None:  # the scenario's timeline is over: its verdict, then keep serving
+                from kubelite.scenario import render_text
+
+                click.echo(render_text(result), nl=False)
+                click.echo("scenario finished; still serving (Ctrl-C to stop)")
+                sys.stdout.flush()
             await url.wait_stopped()
+
+    if scenario is None:
+        async with Cluster(seed=seed, virtual_time=virtual_time, nodes=nodes) as cluster:
+            gen = serving(cluster)
+            await anext(gen)
+            with contextlib.suppress(StopAsyncIteration):
+                await gen.asend(None)
+        return
+    from kubelite.scenario import load_scenario
+    from kubelite.scenario.runner import run_scenario_async
+
+    with _scenario_exits():
+        sc = load_scenario(scenario)
+        # the scenario's cluster, manifests and timeline, played as `kubelite run` plays them (one path),
+        # served from the first instant; the run is judged, and the cluster keeps serving after it
+        await run_scenario_async(sc, virtual_time=virtual_time, host=serving, stall_seconds=None)
+
+
+@contextlib.contextmanager
+def _scenario_exits() -> Iterator[None]:
+    """An invalid scenario exits 2 with every problem, a run that stops making virtual progress exits 3."""
+    from kubelite.scenario import ScenarioError
+    from kubelite.watchdog import LivelockError
+
+    try:
+        yield
+    except ScenarioError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    except LivelockError as e:
+        click.echo(f"error: livelock: {e}", err=True)
+        sys.exit(3)
 
 
 def _run_seeds(sc: Any, path: Path, seeds: str, limit: float | None) -> None:
@@ -252,17 +269,8 @@ def _run_seeds(sc: Any, path: Path, seeds: str, limit: float | None) -> None:
     except ValueError as e:
         click.echo(f"error: --seeds: {e}", err=True)
         sys.exit(2)
-    from kubelite.scenario import ScenarioError
-    from kubelite.watchdog import LivelockError
-
-    try:
+    with _scenario_exits():
         result = run_seeds(sc, seed_list, until=limit)
-    except ScenarioError as e:
-        click.echo(f"error: {e}", err=True)
-        sys.exit(2)
-    except LivelockError as e:
-        click.echo(f"error: livelock: {e}", err=True)
-        sys.exit(3)
     click.echo(render_seeds(result, str(path)), nl=False)
     sys.exit(0 if result.passed else 1)
 
@@ -293,17 +301,11 @@ def _load(scenario: Path, limit_text: str | None, option: str) -> tuple[Any, flo
 def _run(sc: Any, seed: int | None, limit: float | None, progress: Any) -> Any:
     """Run (after validating every manifest): exit 2 when a manifest is invalid, 3 when the run stops
     making virtual progress (the watchdog's diagnosis is printed), never a hang or a traceback."""
-    from kubelite.scenario import ScenarioError, run_scenario
-    from kubelite.watchdog import LivelockError
+    from kubelite.scenario import run_scenario
 
     try:
-        return run_scenario(sc, seed=seed, until=limit, progress=progress)
-    except ScenarioError as e:
-        click.echo(f"error: {e}", err=True)
-        sys.exit(2)
-    except LivelockError as e:
-        click.echo(f"error: livelock: {e}", err=True)
-        sys.exit(3)
+        with _scenario_exits():
+            return run_scenario(sc, seed=seed, until=limit, progress=progress)
     except KeyboardInterrupt:
         click.echo("error: livelock: the run stopped making progress and did not yield (interrupted)", err=True)
         sys.exit(3)

@@ -34,7 +34,7 @@ from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.auth.rbac import Attributes, forbidden
 from kubelite.apiserver.auth.user import ADMIN, SYSTEM_PRIVILEGED_GROUP, UserInfo
 from kubelite.apiserver.request import Options, Request
-from kubelite.clock import LoopTime
+from kubelite.clock import LoopTime, parse_time
 from kubelite.errors import (
     ApiError,
     BadRequest,
@@ -387,7 +387,7 @@ class ApiApp:
             await self._watch(req, user, info, namespace, receive, send)
             return None
         if method == "GET" and sub == "log":
-            return await self._log(req, user, namespace, name)
+            return await self._log(req, user, namespace, name, receive, send)
         if method == "GET":
             return await self._get(req, user, info, namespace, name, sub)
         if method == "POST":
@@ -631,15 +631,7 @@ class ApiApp:
         w = watcher
         self._watchers.add(w)
 
-        async def on_disconnect() -> None:
-            while True:
-                msg = await receive()
-                if msg["type"] == "http.disconnect":
-                    w.close("client disconnected")
-                    return
-
-        task = asyncio.get_running_loop().create_task(on_disconnect(), name="kubelite-http-watch-disconnect")
-        self._watch_tasks.add(task)
+        task = self._close_on_disconnect(w, receive)
         first = True
         try:
             while True:
@@ -657,10 +649,7 @@ class ApiApp:
             await send({"type": "http.response.body", "body": b""})
         finally:
             w.close("stopped")
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-            self._watch_tasks.discard(task)
+            await self._end_task(task)
             self._watchers.discard(w)
             self.watches -= 1
 
@@ -673,44 +662,158 @@ class ApiApp:
         return b'{"type":"' + ev.type.encode() + b'","object":' + data + b"}\n"
 
     # --- pods/log ---
-    async def _log(self, req: _Request, user: UserInfo, namespace: str, name: str) -> _Response:
+    async def _log(self, req: _Request, user: UserInfo, namespace: str, name: str, receive: Receive,
+                   send: Send) -> _Response | None:
+        """``GET pods/{name}/log`` as the kubelet serves it behind the apiserver (``pkg/registry/core/pod/rest/
+        log.go`` validates PodLogOptions; the kubelet reads the CRI log): ``container``, ``previous``,
+        ``timestamps``, ``sinceSeconds``/``sinceTime``, ``tailLines``, ``limitBytes`` and ``follow`` (stream until
+        the container stops running, the pod goes away or the client disconnects)."""
         # pods/log is its own REST object upstream (a connection to the kubelet): authorize "get pods/log",
         # then read the pod as the server itself does
         info = self._info("", "v1", "pods")
         self.server.authorizer.authorize(user, "get", info, "log", namespace, name)
+        opts = self._log_options(req)
         resp = await self._handle("get", ADMIN, info, namespace, name)
         pod = _decode(resp.data)
-        containers = [c["name"] for c in (pod.get("spec") or {}).get("containers") or ()]
+        spec = pod.get("spec") or {}
+        containers = [c["name"] for c in spec.get("containers") or ()]
         container = req.q("container")
         if not container:
             if len(containers) != 1:
                 raise BadRequest.make(f"a container name must be specified for pod {name}, choose one of: "
                                       f"[{' '.join(containers)}]")
             container = containers[0]
-        elif container not in containers:
+        elif container not in containers + [c["name"] for c in spec.get("initContainers") or ()]:
             raise BadRequest.make(f"container {container} is not valid for pod {name}")
-        node = (pod.get("spec") or {}).get("nodeName")
+        status = _container_status(pod, container)
+        previous = req.flag("previous")
+        node = spec.get("nodeName")
         lines: list[str] = []
+        if previous and "terminated" not in (status.get("lastState") or {}):
+            raise BadRequest.make(f'previous terminated container "{container}" in pod "{name}" not found')
+        state = status.get("state") or {}
         if node:
             try:
-                lines = self.cluster.kubelet(node).logs(namespace, name, container)
+                lines = self.cluster.kubelet(node).logs(namespace, name, container, previous=previous)
             except KeyError:
                 lines = []
-        if not lines:
-            waiting = [s for s in (pod.get("status") or {}).get("containerStatuses") or ()
-                       if s.get("name") == container and "running" not in (s.get("state") or {})
-                       and "terminated" not in (s.get("state") or {})]
-            if waiting or not node:
-                reason = ((waiting[0].get("state") or {}).get("waiting") or {}).get("reason", "ContainerCreating") \
-                    if waiting else "ContainerCreating"
-                raise BadRequest.make(f'container "{container}" in pod "{name}" is waiting to start: {reason}')
-        if not req.flag("timestamps"):
+        if not lines and not previous and "running" not in state and "terminated" not in state:
+            reason = (state.get("waiting") or {}).get("reason", "ContainerCreating")
+            raise BadRequest.make(f'container "{container}" in pod "{name}" is waiting to start: {reason}')
+        body = self._log_text(lines, opts)
+        if not opts.follow or previous or "running" not in state:
+            return _Response(body, content_type="text/plain")
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/plain"), (b"cache-control", b"no-cache, private")]})
+        if body:
+            await send({"type": "http.response.body", "body": body, "more_body": True})
+        await self._follow_until_stopped(info, namespace, name, container, status,
+                                         (pod.get("metadata") or {}).get("resourceVersion", ""), receive)
+        await send({"type": "http.response.body", "body": b""})
+        return None
+
+    def _log_options(self, req: _Request) -> _LogOptions:
+        """PodLogOptions, validated as upstream's ``ValidatePodLogOptions``."""
+        def number(key: str, minimum: int) -> int | None:
+            raw = req.q(key)
+            if raw is None:
+                return None
+            try:
+                value = int(raw)
+            except ValueError:
+                raise BadRequest.make(f"{key}: Invalid value: {raw!r}: must be an integer") from None
+            if value < minimum:
+                raise BadRequest.make(f"{key}: Invalid value: {value}: must be "
+                                      + ("greater than 0" if minimum == 1 else "greater than or equal to 0"))
+            return value
+
+        since_seconds = number("sinceSeconds", 1)
+        since_time_q = req.q("sinceTime")
+        since: float | None = None
+        if since_time_q is not None:
+            if since_seconds is not None:
+                raise BadRequest.make("PodLogOptions: Forbidden: at most one of `sinceTime` or `sinceSeconds` may "
+                                      "be specified")
+            try:
+                since = parse_time(since_time_q)
+            except ValueError:
+                raise BadRequest.make(f"sinceTime: Invalid value: {since_time_q!r}: must be RFC 3339") from None
+        elif since_seconds is not None:
+            since = self.cluster.clock.now() - since_seconds
+        return _LogOptions(follow=req.flag("follow"), timestamps=req.flag("timestamps"), since=since,
+                           tail=number("tailLines", 0), limit_bytes=number("limitBytes", 1))
+
+    @staticmethod
+    def _log_text(lines: list[str], opts: _LogOptions) -> bytes:
+        if opts.since is not None:
+            lines = [line for line in lines if parse_time(line.partition(" ")[0]) >= opts.since]
+        if opts.tail is not None:
+            lines = lines[-opts.tail:] if opts.tail else []
+        if not opts.timestamps:
             lines = [line.partition(" ")[2] for line in lines]
-        tail = req.q("tailLines")
-        if tail is not None and tail.isdigit():
-            lines = lines[-int(tail):] if int(tail) else []
-        text = "".join(line + "\n" for line in lines)
-        return _Response(text.encode(), content_type="text/plain")
+        text = "".join(line + "\n" for line in lines).encode()
+        return text[:opts.limit_bytes] if opts.limit_bytes is not None else text
+
+    async def _follow_until_stopped(self, info: ResourceInfo, namespace: str, name: str, container: str,
+                                    status: dict[str, Any], rv: str, receive: Receive) -> None:
+        """Hold a followed log open while this run of the container is running (the kubelet ends the stream
+        when the container exits; a restart is a new run with a new log). The workload model writes its
+        lines when the container starts, so nothing more is written during the run."""
+        run = (status.get("containerID"), status.get("restartCount"))
+        w = await self._handle("watch", ADMIN, info, namespace, options=Options(
+            field_selector=f"metadata.name={name}", resource_version=rv))
+        self._watchers.add(w)
+        disconnect = self._close_on_disconnect(w, receive)
+        try:
+            while (ev := await w.next()) is not None:
+                if ev.type == "DELETED":
+                    break
+                if ev.type not in ("ADDED", "MODIFIED"):
+                    continue
+                now = _container_status(_decode(ev.data), container)
+                if (now.get("containerID"), now.get("restartCount")) != run or \
+                        "running" not in (now.get("state") or {}):
+                    break
+        finally:
+            w.close("stopped")
+            await self._end_task(disconnect)
+            self._watchers.discard(w)
+
+    def _close_on_disconnect(self, w: Any, receive: Receive) -> asyncio.Task[None]:
+        """A task that closes ``w`` when the client disconnects (ASGI's ``http.disconnect``)."""
+        async def on_disconnect() -> None:
+            while True:
+                msg = await receive()
+                if msg["type"] == "http.disconnect":
+                    w.close("client disconnected")
+                    return
+
+        task = asyncio.get_running_loop().create_task(on_disconnect(), name="kubelite-http-disconnect")
+        self._watch_tasks.add(task)
+        return task
+
+    async def _end_task(self, task: asyncio.Task[None]) -> None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+        self._watch_tasks.discard(task)
+
+
+class _LogOptions(msgspec.Struct, frozen=True, kw_only=True):
+    follow: bool
+    timestamps: bool
+    since: float | None
+    tail: int | None
+    limit_bytes: int | None
+
+
+def _container_status(pod: dict[str, Any], container: str) -> dict[str, Any]:
+    status = pod.get("status") or {}
+    for key in ("containerStatuses", "initContainerStatuses"):
+        for s in status.get(key) or ():
+            if s.get("name") == container:
+                return dict(s)
+    return {}
 
 
 def _yaml(data: bytes) -> Any:

@@ -2,7 +2,8 @@
 
 Contract:
 - Kinds that :mod:`kubelite.kubectl` prints get exactly its columns (the ``printers.go`` handlers); priority-1
-  columns are the ``-o wide`` ones. Custom resources get their CRD's ``additionalPrinterColumns`` (simple
+  columns are the ``-o wide`` ones. Column names and types, and the cells upstream writes as int64 (replica
+  counts, DATA, ACTIVE, ...), are upstream's; RESTARTS stays a string ("2 (5m ago)"), as upstream's is. Custom resources get their CRD's ``additionalPrinterColumns`` (simple
   JSONPaths), else Name and Age; every other kind gets upstream's default convertor (Name, Created At).
 - ``includeObject``: ``None``, ``Metadata`` (default: a PartialObjectMetadata) or ``Object``.
 - Cells are computed on the cluster's clock (``now``), so ages are virtual ages.
@@ -38,12 +39,41 @@ def wants_table(accept: str) -> bool:
     return False
 
 
+#: Cells upstream's printers (``pkg/printers/internalversion/printers.go``) write as numbers, by resource and
+#: kubectl header, with the column's declared type. kubectl's printers give every cell as text; these are
+#: turned back into the int64s upstream puts in the Table. Some columns are declared "string" while their
+#: cells are integers (a ConfigMap's DATA is "integer", a Secret's is "string"), as upstream declares them.
+_NUMERIC: dict[str, dict[str, str]] = {
+    "deployments": {"UP-TO-DATE": "integer", "AVAILABLE": "integer"},
+    "replicasets": {"DESIRED": "integer", "CURRENT": "integer", "READY": "integer"},
+    "daemonsets": {"DESIRED": "integer", "CURRENT": "integer", "READY": "integer", "UP-TO-DATE": "integer",
+                   "AVAILABLE": "integer"},
+    "cronjobs": {"ACTIVE": "integer"},
+    "poddisruptionbudgets": {"ALLOWED DISRUPTIONS": "integer"},
+    "configmaps": {"DATA": "integer"},
+    "secrets": {"DATA": "string"},
+    "horizontalpodautoscalers": {"MAXPODS": "string", "REPLICAS": "string"},
+    "events": {"COUNT": "string"},
+}
+#: Declared types of non-numeric cells that are not "string" (the cell stays printBoolPtr's "True"/"False")
+_DECLARED = {("cronjobs", "SUSPEND"): "boolean"}
+#: upstream's column names where capitalising kubectl's header does not give them
+_NAMES = {"IP": "IP", "CLUSTER-IP": "Cluster-IP", "EXTERNAL-IP": "External-IP", "INTERNAL-IP": "Internal-IP",
+          "OS-IMAGE": "OS-Image", "MINPODS": "MinPods", "MAXPODS": "MaxPods", "PORT(S)": "Port(s)",
+          "ADDRESSTYPE": "AddressType", "STORAGECLASS": "StorageClass", "VOLUMEMODE": "VolumeMode",
+          "VOLUMEATTRIBUTESCLASS": "VolumeAttributesClass"}
+
+
 def _col(name: str, priority: int = 0, type_: str = "string", fmt: str = "") -> dict[str, Any]:
     return {"name": name, "type": type_, "format": fmt, "description": "", "priority": priority}
 
 
 def _title(column: str) -> str:
-    return " ".join(w.capitalize() for w in column.split())
+    return _NAMES.get(column) or " ".join(w.capitalize() for w in column.split())
+
+
+def _number(cell: Any) -> Any:
+    return int(cell) if isinstance(cell, str) and cell.lstrip("-").isdigit() else cell
 
 
 def _jsonpath(obj: Any, path: str) -> Any:
@@ -79,11 +109,21 @@ class Tabulator:
         self._row: Callable[[Mapping[str, Any]], list[Any]]
         if printer is not None:
             columns, wide, fn = printer
-            self.columns = [_col(_title(c), 0, fmt="name" if c == "NAME" else "") for c in columns]
-            self.columns += [_col(_title(c), 1) for c in wide]
+            numeric = _NUMERIC.get(info.plural, {})
+
+            def col(c: str, priority: int) -> dict[str, Any]:
+                type_ = numeric.get(c) or _DECLARED.get((info.plural, c), "string")
+                return _col(_title(c), priority, type_, "name" if c == "NAME" else "")
+
+            self.columns = [col(c, 0) for c in columns] + [col(c, 1) for c in wide]
+            numbers = [i for i, c in enumerate((*columns, *wide)) if c in numeric]
 
             def row(o: Mapping[str, Any]) -> list[Any]:
-                return list(fn(o, self.now(), True))
+                cells = list(fn(o, self.now(), True))
+                for i in numbers:
+                    if i < len(cells):
+                        cells[i] = _number(cells[i])
+                return cells
 
             self._row = row
         elif printer_columns is not None:

@@ -709,13 +709,19 @@ class Kubelet:
         env.update(self.devices.env(w.uid, container))
         return env
 
-    def logs(self, namespace: str, pod: str, container: str) -> list[str]:
+    def logs(self, namespace: str, pod: str, container: str, *, previous: bool = False) -> list[str]:
+        """The container's log lines, each prefixed with its timestamp and a space (the CRI log format).
+        ``previous``: those of the run before the current one (the last terminated instance), as
+        ``kubectl logs --previous`` reads; the workload model writes the same lines on every run."""
         w = self.worker(namespace, pod)
         if w is None:
             raise KeyError(f"{namespace}/{pod}")
         for rec in w.containers:
-            if rec.name == container and rec.profile is not None and rec.started_at is not None:
-                ts = format_time(rec.started_at)
+            if rec.name != container or rec.profile is None:
+                continue
+            started = (rec.last.started_at if rec.last is not None else None) if previous else rec.started_at
+            if started is not None:
+                ts = format_time(started)
                 return [f"{ts} {line}" for line in rec.profile.logs]
         return []
 

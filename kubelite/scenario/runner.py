@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -120,10 +120,18 @@ def _pools(sc: Scenario) -> list[dict[str, Any]]:
     return out
 
 
+#: ``host(cluster)``: an async generator run around the whole run inside the cluster (``kubelite serve
+#: SCENARIO`` serves the API from it); it is sent the RunResult once the run is over, with the cluster still
+#: up, and the cluster stops when the generator returns.
+Host = Callable[[Cluster], AsyncGenerator[None, RunResult]]
+
+
 class _Run:
     def __init__(self, sc: Scenario, seed: int, until: float, progress: Progress | None,
-                 stall_seconds: float | None) -> None:
+                 stall_seconds: float | None, *, virtual_time: bool = True, host: Host | None = None) -> None:
         self.sc = sc
+        self.virtual_time = virtual_time
+        self.host = host
         self.seed = seed
         self.until = until
         self.progress = progress
@@ -312,80 +320,97 @@ class _Run:
         async with Cluster(seed=self.seed, nodes=_pools(sc), scheduler=sc.cluster.scheduler,
                            controllers=sc.cluster.controllers if isinstance(sc.cluster.controllers, bool)
                            else list(sc.cluster.controllers),
-                           controller_options=sc.cluster.controller_options, image_registry=registry) as cluster:
-            task = asyncio.current_task()
-            self.guard = StallGuard(cluster.clock, start=cluster.clock.now(), wall_seconds=self.stall_seconds)
-            if task is not None:
-                self.guard.start_watching(task)
-            await self._nodes_ready(cluster)
-            start = cluster.clock.now()
-            self.guard.start = start
-            view = ClusterView(cluster, start=start, diagnose=diagnose_pod, on_change=self._on_change)
-            self.view = view
-            convergence = ConvergenceTracker(view)
-            network = getattr(cluster, "network", None)
-            if network is None and needs_network:
-                network = self._network(cluster, registry)
-            view.network = network
-            view.factory.start()
-            await cluster.settle()
-            ctx = StepContext(cluster, network=network, base=Path(sc.path).parent if sc.path else Path("."),
-                              registry=registry)
-
-            def handles() -> dict[str, list[Any]]:
-                return {k: [*ctx.finished_traffic.get(k, ()), *([ctx.traffic[k]] if k in ctx.traffic else [])]
-                        for k in sorted({*ctx.traffic, *ctx.finished_traffic})}
-
-            def metrics() -> dict[str, Any]:
-                return compute_metrics(view, scheduler=cluster.scheduler, convergence=convergence, traffic=handles())
-
-            view.traffic_handles = handles
-            view.metrics_provider = lambda: lazy_metrics(view, scheduler=cluster.scheduler, convergence=convergence,
-                                                         traffic=handles)
-            for obj in sc.objects:
-                try:
-                    await run_step(ctx, f.Apply(manifest=obj), view=view)
-                except StepError as e:
-                    meta = obj.get("metadata") or {}
-                    self.step_results.append(ExpectationResult(
-                        name=f"apply {obj.get('kind', '').lower()}/{meta.get('name', '')}", kind="step",
-                        expression="", passed=False, at=0.0, diagnosis=str(e)))
-                    self.step_log.append((0.0, f"apply {obj.get('kind', '').lower()}/{meta.get('name', '')}: {e}"))
-            timeline = asyncio.get_running_loop().create_task(self._timeline(ctx, view), name="scenario-timeline")
+                           controller_options=sc.cluster.controller_options, image_registry=registry,
+                           virtual_time=self.virtual_time) as cluster:
+            if self.host is None:
+                return await self._in(cluster, registry, needs_network)
+            host = self.host(cluster)
             try:
+                await anext(host)
+                result = await self._in(cluster, registry, needs_network)
+                if self.guard is not None:  # the run is over: idling now is not a stall
+                    self.guard.stop()
+                with contextlib.suppress(StopAsyncIteration):
+                    await host.asend(result)
+            finally:
+                await host.aclose()
+            return result
+
+    async def _in(self, cluster: Cluster, registry: ImageRegistry, needs_network: bool) -> RunResult:
+        sc = self.sc
+        task = asyncio.current_task()
+        self.guard = StallGuard(cluster.clock, start=cluster.clock.now(), wall_seconds=self.stall_seconds)
+        if task is not None:
+            self.guard.start_watching(task)
+        await self._nodes_ready(cluster)
+        start = cluster.clock.now()
+        self.guard.start = start
+        view = ClusterView(cluster, start=start, diagnose=diagnose_pod, on_change=self._on_change)
+        self.view = view
+        convergence = ConvergenceTracker(view)
+        network = getattr(cluster, "network", None)
+        if network is None and needs_network:
+            network = self._network(cluster, registry)
+        view.network = network
+        view.factory.start()
+        await cluster.settle()
+        ctx = StepContext(cluster, network=network, base=Path(sc.path).parent if sc.path else Path("."),
+                          registry=registry)
+
+        def handles() -> dict[str, list[Any]]:
+            return {k: [*ctx.finished_traffic.get(k, ()), *([ctx.traffic[k]] if k in ctx.traffic else [])]
+                    for k in sorted({*ctx.traffic, *ctx.finished_traffic})}
+
+        def metrics() -> dict[str, Any]:
+            return compute_metrics(view, scheduler=cluster.scheduler, convergence=convergence, traffic=handles())
+
+        view.traffic_handles = handles
+        view.metrics_provider = lambda: lazy_metrics(view, scheduler=cluster.scheduler, convergence=convergence,
+                                                     traffic=handles)
+        for obj in sc.objects:
+            try:
+                await run_step(ctx, f.Apply(manifest=obj), view=view)
+            except StepError as e:
+                meta = obj.get("metadata") or {}
+                self.step_results.append(ExpectationResult(
+                    name=f"apply {obj.get('kind', '').lower()}/{meta.get('name', '')}", kind="step",
+                    expression="", passed=False, at=0.0, diagnosis=str(e)))
+                self.step_log.append((0.0, f"apply {obj.get('kind', '').lower()}/{meta.get('name', '')}: {e}"))
+        timeline = asyncio.get_running_loop().create_task(self._timeline(ctx, view), name="scenario-timeline")
+        try:
+            await cluster.settle()
+            # expectations are judged on every change from the moment the initial manifests are in
+            # the view: an `always` about an object they create is not false before it was sent
+            self.judging = True
+            t = view.t()
+            self._sample(view, t)
+            self._check(view, t)
+            while t < self.until - 1e-9:
+                await cluster.advance(min(1.0, self.until - t))
                 await cluster.settle()
-                # expectations are judged on every change from the moment the initial manifests are in
-                # the view: an `always` about an object they create is not false before it was sent
-                self.judging = True
                 t = view.t()
                 self._sample(view, t)
                 self._check(view, t)
-                while t < self.until - 1e-9:
-                    await cluster.advance(min(1.0, self.until - t))
-                    await cluster.settle()
-                    t = view.t()
-                    self._sample(view, t)
-                    self._check(view, t)
-                    if self.progress is not None:
-                        self.progress(t, self.until)
-            finally:
-                self.judging = False
-                if not timeline.done():
-                    timeline.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await timeline
-            self._check(view, t, final=True)
-            view.finish()
-            final_metrics = metrics()
-            series = self._close_series(t)
-            series.extend(self._traffic_series(ctx, start))
-            objects = await self._objects(cluster)
-            expectations = [ex.result for ex in self.expects if ex.result is not None] + self.step_results
-            return RunResult(
-                scenario=sc.name, seed=self.seed, until=self.until, passed=all(e.passed for e in expectations),
-                expectations=expectations, events=view.event_records(), series=series,
-                pod_intervals=sorted(view.intervals, key=lambda iv: (iv.pod, iv.start)), metrics=final_metrics,
-                objects=objects, description=sc.description, steps=self.step_log, start=start)
+                if self.progress is not None:
+                    self.progress(t, self.until)
+        finally:
+            self.judging = False
+            if not timeline.done():
+                timeline.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await timeline
+        self._check(view, t, final=True)
+        view.finish()
+        final_metrics = metrics()
+        series = self._close_series(t)
+        series.extend(self._traffic_series(ctx, start))
+        objects = await self._objects(cluster)
+        expectations = [ex.result for ex in self.expects if ex.result is not None] + self.step_results
+        return RunResult(
+            scenario=sc.name, seed=self.seed, until=self.until, passed=all(e.passed for e in expectations),
+            expectations=expectations, events=view.event_records(), series=series,
+            pod_intervals=sorted(view.intervals, key=lambda iv: (iv.pod, iv.start)), metrics=final_metrics,
+            objects=objects, description=sc.description, steps=self.step_log, start=start)
 
     @staticmethod
     async def _nodes_ready(cluster: Any) -> None:
@@ -449,19 +474,22 @@ def _field_of(e: f.Expectation) -> str:
 
 async def run_scenario_async(sc: Scenario, *, seed: int | None = None, until: float | None = None,
                              progress: Progress | None = None, validate: bool = True,
-                             stall_seconds: float | None = DEFAULT_STALL_SECONDS) -> RunResult:
+                             stall_seconds: float | None = DEFAULT_STALL_SECONDS, virtual_time: bool = True,
+                             host: Host | None = None) -> RunResult:
     """Run ``sc`` (with ``seed``/``until`` overriding the scenario's) and return what happened.
 
     ``validate`` first checks every manifest against a scratch apiserver (strict field validation and
     admission, as ``kubectl apply --server-side`` does): :class:`ScenarioError` with every problem, and
     nothing runs. A run that stops making virtual progress raises :class:`~kubelite.watchdog.LivelockError`
-    (see :mod:`kubelite.scenario.stall`; ``stall_seconds`` is its wall-time bound, None for none)."""
+    (see :mod:`kubelite.scenario.stall`; ``stall_seconds`` is its wall-time bound, None for none).
+    ``virtual_time=False`` plays the timeline in real time; ``host``: see :data:`Host`."""
     if until is not None:
         until = parse_duration(until)
     if validate:
         await check_manifests(sc)
     return await _Run(sc, sc.seed if seed is None else seed,
-                      parse_duration(sc.until) if until is None else until, progress, stall_seconds).run()
+                      parse_duration(sc.until) if until is None else until, progress, stall_seconds,
+                      virtual_time=virtual_time, host=host).run()
 
 
 def run_scenario(sc: Scenario, *, seed: int | None = None, until: float | None = None,

@@ -284,6 +284,40 @@ async def test_tables_use_the_kubectl_columns(api: httpx.AsyncClient, cluster: k
     assert [c["name"] for c in other["columnDefinitions"]] == ["Name", "Created At"]
 
 
+def _columns(table: dict[str, Any]) -> list[tuple[str, str, int]]:
+    return [(c["name"], c["type"], c["priority"]) for c in table["columnDefinitions"]]
+
+
+async def test_table_cells_have_upstreams_types(api: httpx.AsyncClient, cluster: kubelite.Cluster) -> None:
+    """printers.go: replica counts and DATA are int64 cells; READY and RESTARTS are strings ("1/2", "0")."""
+    deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+              "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                       "template": {"metadata": {"labels": {"app": "web"}},
+                                    "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}}}}
+    assert (await api.post("/apis/apps/v1/namespaces/default/deployments", json=deploy)).status_code == 201
+    assert (await api.post("/api/v1/namespaces/default/configmaps", json=_cm("two", a="b"))).status_code == 201
+    await cluster.wait_for(lambda: ((cluster.apiserver.read("apps", "deployments", "default", "web") or {})
+                                    .get("status") or {}).get("availableReplicas") == 2, timeout=300)
+    d = (await api.get("/apis/apps/v1/namespaces/default/deployments", headers={"Accept": TABLE})).json()
+    assert _columns(d) == [("Name", "string", 0), ("Ready", "string", 0), ("Up-to-date", "integer", 0),
+                           ("Available", "integer", 0), ("Age", "string", 0), ("Containers", "string", 1),
+                           ("Images", "string", 1), ("Selector", "string", 1)]
+    assert d["rows"][0]["cells"][:4] == ["web", "2/2", 2, 2]
+    rs = (await api.get("/apis/apps/v1/namespaces/default/replicasets", headers={"Accept": TABLE})).json()
+    assert [type(c).__name__ for c in rs["rows"][0]["cells"][1:4]] == ["int", "int", "int"]
+    cm = (await api.get("/api/v1/namespaces/default/configmaps/two", headers={"Accept": TABLE})).json()
+    assert _columns(cm) == [("Name", "string", 0), ("Data", "integer", 0), ("Age", "string", 0)]
+    assert cm["rows"][0]["cells"][:2] == ["two", 1]
+    pods = (await api.get("/api/v1/namespaces/default/pods", headers={"Accept": TABLE})).json()
+    assert _columns(pods)[:5] == [("Name", "string", 0), ("Ready", "string", 0), ("Status", "string", 0),
+                                  ("Restarts", "string", 0), ("Age", "string", 0)]
+    assert [c[0] for c in _columns(pods)[5:]] == ["IP", "Node", "Nominated Node", "Readiness Gates"]
+    assert {tuple(r["cells"][1:4]) for r in pods["rows"]} == {("1/1", "Running", "0")}
+    svc = (await api.get("/api/v1/namespaces/default/services", headers={"Accept": TABLE})).json()
+    assert [c[0] for c in _columns(svc)] == ["Name", "Type", "Cluster-IP", "External-IP", "Port(s)", "Age",
+                                             "Selector"]
+
+
 # --- errors, media types, auth ---
 
 @pytest.mark.parametrize(("method", "path", "body", "ctype", "code"), [

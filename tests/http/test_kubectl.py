@@ -132,3 +132,57 @@ async def test_kubectl_get_watch_and_errors(kubelite_cluster: Any, kubelite_kube
     bad.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\nbogus: 1\n")
     rc, _, err = await kubectl("apply", "-f", str(bad), check=False)
     assert rc == 1 and 'unknown field "bogus"' in err  # fieldValidation=Strict, answered by the server
+
+
+JOB_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: batch
+  annotations:
+    kubelite.io/profile: '{"logs": ["step 1", "step 2", "done"], "exitAfter": 45}'
+spec:
+  restartPolicy: Never
+  containers:
+  - name: work
+    image: busybox:1.36
+"""
+
+
+@pytest.mark.kubelite(nodes=1)
+async def test_kubectl_logs_follow_wide_tables_and_watch(kubelite_cluster: Any, kubelite_kubeconfig: str,
+                                                         manifest: str) -> None:
+    pod = Path(manifest).with_name("batch.yaml")
+    pod.write_text(JOB_POD)
+    await kubectl("apply", "-f", manifest, "-f", str(pod))
+    await kubectl("wait", "--for=condition=Ready", "pod/batch", "--timeout=120s")
+    started = kubelite_cluster.clock.now()
+    # -f streams until the container exits (45 virtual seconds after it started), then kubectl exits 0
+    _, out, _ = await kubectl("logs", "-f", "batch")
+    assert out == "step 1\nstep 2\ndone\n"
+    assert kubelite_cluster.clock.now() - started >= 40
+    _, out, _ = await kubectl("logs", "batch", "--tail=1", "--timestamps")
+    assert out.endswith(" done\n") and out.startswith("20")
+    rc, _, err = await kubectl("logs", "batch", "--previous", check=False)
+    assert rc == 1 and 'previous terminated container "work" in pod "batch" not found' in err
+    await kubectl("rollout", "status", "deployment/web", "--timeout=60s")
+    # server-side Tables: kubectl prints upstream's columns from the typed cells
+    _, out, _ = await kubectl("get", "deployments", "-o", "wide")
+    header, row = out.splitlines()
+    assert header.split() == ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"]
+    assert row.split()[:4] == ["web", "2/2", "2", "2"] and row.split()[5:] == ["nginx", "nginx:1.25", "app=web"]
+    _, out, _ = await kubectl("get", "pods", "-o", "wide", "--sort-by=.metadata.name")
+    lines = out.splitlines()
+    assert lines[0].split() == ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED",
+                                "NODE", "READINESS", "GATES"]
+    batch = next(line.split() for line in lines if line.startswith("batch "))
+    assert batch[1:4] == ["0/1", "Completed", "0"] and batch[6] == "node-0"
+    # a watch prints the rows of Table watch events (kubectl asks for them), one per change
+    task = asyncio.create_task(kubectl("get", "configmaps", "-w", "--output-watch-events", "--request-timeout=3s",
+                                       check=False))
+    await asyncio.sleep(0.5)
+    await kubelite_cluster.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "seen"},
+                                          "data": {"a": "1", "b": "2"}})
+    _, out, _ = await task
+    rows = [line.split() for line in out.splitlines()[1:]]
+    assert ["ADDED", "seen", "2"] in [r[:3] for r in rows]
