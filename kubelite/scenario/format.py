@@ -306,7 +306,11 @@ class Scenario(_S, frozen=True, kw_only=True):
     cluster: ClusterSpec = ClusterSpec()
     #: image reference -> profile fields (docs/workload-profiles.md)
     images: dict[str, dict[str, Any]] = {}
-    allow_any_image: bool = False
+    #: every well-formed image reference exists (as on a cluster pulling from real registries); false: only
+    #: ``images`` and the well-known images exist, so an unlisted reference fails as a typo would
+    allow_any_image: bool = True
+    #: references that do not exist in their registry (with a tag: that tag; without: every tag)
+    missing_images: list[str] = []
     #: inline manifests, {file: PATH} or {yaml: TEXT}; expanded by the loader to objects
     manifests: list[dict[str, Any]] = []
     steps: list[Step] = []
