@@ -702,6 +702,27 @@ class Kubelet:
             old.cancel()
         self._grace_timers[resource] = self.clock.call_later(ENDPOINT_STOP_GRACE, self.heartbeat.mark_dirty)
 
+    def device_plugin(self, resource: str, *, devices: int | None = None, unhealthy: tuple[str, ...] | None = None,
+                      stopped: bool = False) -> str:
+        """The scenario step ``devicePlugin``: the plugin for ``resource`` stops, or (re)registers and lists
+        ``devices`` devices (default: those it lists now) of which ``unhealthy`` report Unhealthy (default:
+        the health they have). Returns what changed, for the timeline."""
+        dm = self.devices
+        if stopped:
+            self.stop_device_plugin(resource)
+            return f"{resource} device plugin stopped on {self.node_name}"
+        if not dm.connected(resource):
+            self.register_device_plugin(resource, devices)
+        known = dm.devices.get(resource, {})
+        ids = device_ids(self.node_name, resource, devices) if devices is not None else list(known)
+        if unhealthy is not None:
+            missing = sorted(set(unhealthy) - set(ids))
+            if missing:
+                raise KeyError(f"{resource} on {self.node_name} has no device {', '.join(missing)}")
+        bad = set(unhealthy) if unhealthy is not None else {d for d in ids if not known.get(d, True)}
+        self._devices_changed(dm.list_and_watch(resource, {d: d not in bad for d in ids}))
+        return f"{resource} on {self.node_name}: {len(ids) - len(bad)} healthy, {len(bad)} unhealthy"
+
     def _devices_changed(self, pods: list[str]) -> None:
         self.heartbeat.mark_dirty()
         for uid in pods:

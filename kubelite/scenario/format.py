@@ -264,6 +264,18 @@ class BreakCni(_Step, frozen=True, kw_only=True, tag="breakCni"):
     broken: bool = True
 
 
+class DevicePlugin(_Step, frozen=True, kw_only=True, tag="devicePlugin"):
+    """A node's device plugin changes what it reports (docs/scenarios.md)."""
+
+    node: str
+    resource: str = "nvidia.com/gpu"
+    #: the plugin now lists this many devices (``<GPU>-<node>-0`` ...)
+    devices: int | None = None
+    #: device IDs reporting Unhealthy from now on (the others Healthy)
+    unhealthy: list[str] | None = None
+    stopped: bool = False
+
+
 class StartTraffic(_Step, frozen=True, kw_only=True, tag="startTraffic"):
     service: str
     namespace: str = "default"
@@ -293,7 +305,8 @@ class Wait(_Step, frozen=True, kw_only=True, tag="wait"):
 
 
 Step = (Apply | Patch | Delete | Scale | RolloutRestart | RolloutUndo | Cordon | Uncordon | Drain | FailNode
-        | RecoverNode | CrashContainer | MakeUnpullable | BreakCni | StartTraffic | StopTraffic | InjectFault
+        | RecoverNode | CrashContainer | MakeUnpullable | BreakCni | DevicePlugin | StartTraffic | StopTraffic
+        | InjectFault
         | Wait | CrashNode | AddNode | CrashControllerManager | RestartControllerManager | DropWatches
         | RegisterAdmissionHook | FailReadiness)
 
