@@ -12,7 +12,10 @@ the manifest would and answers when the process exits and with what code (:class
   script is split on ``;``, newlines, ``&&`` and ``||`` and evaluated left to right with the shell's
   rules (``&&`` runs the next command only after success, ``||`` only after failure, the script's
   code is the last command's, ``exit N`` stops it); ``while true``/``while :``/``until false`` loops
-  and ``tail -f`` run forever; a ``for x in a b c`` loop runs its body once per word;
+  and ``tail -f`` run forever; a ``for x in a b c`` loop runs its body once per word; a loop waiting for
+  a name to resolve (``until nslookup myservice; do sleep 2; done``, also ``while ! nslookup``, ``host``,
+  ``getent hosts``) ends at its first poll after the name resolves (:mod:`kubelite.kubelet.dns`), and the
+  rest of the script runs from there;
 - **one-shot interpreters**: ``perl -e``/``-wle``, ``python -c``, ``node -e``, ``ruby -e`` exit 0 after
   a second (``bpi(N)`` in perl: the Job example's digits of pi, ten seconds per 2,000 digits;
   ``time.sleep(N)``, ``sys.exit(N)`` and ``exit(N)`` in python are read);
@@ -62,6 +65,12 @@ class Behaviour(msgspec.Struct, frozen=True):
     #: PID 1 is a shell or ``sleep`` with no SIGTERM handler: the signal is ignored (killed at the grace
     #: period, exit code 137), as with a real ``busybox sleep 3600`` pod
     ignores_sigterm: bool = False
+    #: a loop waiting for a name to resolve (``until nslookup NAME; do ...; sleep P; done``): its first
+    #: lookup ``wait_start`` seconds after start, then one every ``wait_poll``; ``exit_after``/``exit_code``
+    #: then count from the lookup that succeeds. ``{namespace}`` in the name is the pod's namespace.
+    wait_for: str = ""
+    wait_start: float = 0.0
+    wait_poll: float = 0.0
 
 
 FOREVER = Behaviour(None)
@@ -196,10 +205,48 @@ _LOOP_FOREVER = re.compile(r"\b(while\s+(true|:|\[\s*1\s*\]|sleep\s+\S+)|until\s
 _FOR = re.compile(r"\bfor\s+\w+\s+in\s+([^;\n]*?)\s*;?\s*do\b(.*?)\bdone\b", re.S)
 
 
+#: a loop that polls until a DNS lookup succeeds: ``until nslookup N; do ...; done``, ``while ! host N; ...``
+_WAIT_LOOP = re.compile(r"\b(?:until|while\s+!)\s+(?P<check>(?:nslookup|host|getent\s+hosts)\s+[^;\n]*?)\s*;?\s*"
+                        r"\bdo\b(?P<body>.*?)\bdone\b", re.S)
+#: the service account's namespace file the docs' example reads the pod's namespace from
+_NS_FILE = re.compile(r"\$\(\s*cat\s+/var/run/secrets/kubernetes\.io/serviceaccount/namespace\s*\)|"
+                      r"`\s*cat\s+/var/run/secrets/kubernetes\.io/serviceaccount/namespace\s*`")
+
+
+def _wait_loop(script: str) -> Behaviour | None:
+    """A script whose first loop waits for a name to resolve (see :class:`Behaviour`), or None."""
+    m = _WAIT_LOOP.search(script)
+    if m is None:
+        return None
+    try:
+        words = shlex.split(_NS_FILE.sub("{namespace}", m.group("check")), comments=True)
+    except ValueError:
+        return None
+    args = [w for w in words[1:] if not w.startswith("-") and w not in (">", "2>&1", "/dev/null", ">/dev/null")
+            and not w.startswith(">")]
+    if words[0] == "getent":
+        args = args[1:]
+    if not args:
+        return None
+    head = script[:m.start()]
+    _, before, forever, exited = _eval(head) if head.strip() else (0, 0.0, False, False)
+    if forever or exited:
+        return None
+    _, poll, _, _ = _eval(m.group("body"))
+    tail = script[m.end():]
+    after = script_behaviour(tail) if tail.strip() else _DONE
+    if after is None or after.wait_for:
+        return None
+    return msgspec.structs.replace(after, wait_for=args[0], wait_start=before, wait_poll=poll or 1.0, files=())
+
+
 # bound: one entry per distinct shell script in container commands
 @memoize("kubelet.command.script_behaviour", maxsize=4096)
 def script_behaviour(script: str) -> Behaviour | None:
     """A ``sh -c`` script, evaluated as described in the module docstring."""
+    waits = _wait_loop(script)
+    if waits is not None:
+        return waits
     files: list[tuple[float, str, bool]] = []
     if _LOOP_FOREVER.search(script) or re.search(r"\btail\s+-f\b", script):
         # a loop that never ends (or a follow); commands before it may still stop the script first

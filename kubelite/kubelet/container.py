@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubelite.api.podresources import quantity_units
+from kubelite.kubelet.command import Behaviour
 from kubelite.kubelet.lifecycle import Step, check
 from kubelite.kubelet.probes import LIVENESS, READINESS, STARTUP, ProbeSpec, ProbeWorker
 from kubelite.workload import ImageProfile, RunPlan, memory_at
@@ -42,7 +43,7 @@ class ContainerRecord:
                  "finished_at", "hook_until", "image", "init", "killed_by_probe", "last", "memory_limit", "name",
                  "pid", "plan", "probe_specs", "probes", "profile", "pull_policy", "pulling", "ready",
                  "restart_count", "sidecar", "spec", "start_error", "started_at", "started_flag", "step",
-                 "stop_code", "term_reason", "until", "waiting_message", "waiting_reason")
+                 "stop_code", "term_reason", "until", "wait", "waiting_message", "waiting_reason")
 
     def __init__(self, spec: Mapping[str, Any], *, init: bool, pod_uid: str = "") -> None:
         self.spec = spec
@@ -63,6 +64,8 @@ class ContainerRecord:
         self.pulling = False
         self.profile: ImageProfile | None = None
         self.plan: RunPlan | None = None
+        #: the script's wait-for-a-name loop (``Behaviour.wait_for``), if its command has one
+        self.wait: Behaviour | None = None
         self.container_id = ""
         self.pid = 0
         self.started_at: float | None = None

@@ -110,11 +110,11 @@ class DeviceManager:
         return sorted({uid for (uid, _), alloc in self.allocations.items() if wanted & set(alloc.get(resource, ()))})
 
     # --- what the node status reports ---
-    def _connected(self, resource: str) -> bool:
+    def connected(self, resource: str) -> bool:
         return resource in self._endpoints and self._endpoints[resource] is None
 
     def _healthy(self, resource: str) -> list[str]:
-        if not self._connected(resource):
+        if not self.connected(resource):
             return []
         return [d for d, ok in self.devices.get(resource, {}).items() if ok]
 

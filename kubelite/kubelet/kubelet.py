@@ -5,8 +5,8 @@ Follows ``pkg/kubelet/kubelet.go`` (``Run``, ``syncLoop``, ``HandlePodAdditions`
 once a terminating pod's containers are gone), ``nodelease`` and ``kubelet_node_status.go``.
 
 Contract:
-- **Through the API only.** Pods come from an informer on ``spec.nodeName=<node>``; ConfigMaps, Secrets
-  and PVCs from informers (shared through ``informers=`` when given); every write goes through the client:
+- **Through the API only.** Pods come from an informer on ``spec.nodeName=<node>``; ConfigMaps, Secrets,
+  PVCs and Services from informers (shared through ``informers=`` and ``dns=`` when given); every write goes through the client:
   the Node (create, then status patches when something changed and every 5 min) and the Lease (an update
   every 10 s), both by :mod:`kubelite.kubelet.heartbeat`; pod status (merge patches of ``pods/status``
   with only the top-level fields that changed; nothing is sent when nothing changed; all changes of one
@@ -40,6 +40,7 @@ from kubelite.informer.shared_informer import SharedIndexInformer
 from kubelite.kubelet import eviction as ev
 from kubelite.kubelet.admission import admit, host_ports
 from kubelite.kubelet.devices import ENDPOINT_STOP_GRACE, DeviceManager, UnexpectedAdmissionError, device_ids
+from kubelite.kubelet.dns import ServiceDNS
 from kubelite.kubelet.heartbeat import NodeHeartbeat
 from kubelite.kubelet.images import ImageManager, docker_config_hosts
 from kubelite.kubelet.ipam import HostLocalIPAM
@@ -56,6 +57,9 @@ __all__ = ["DEFAULT_CAPACITY", "Kubelet"]
 log = structlog.get_logger("kubelite.kubelet")
 
 DEFAULT_CAPACITY = {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"}
+#: what a kubelet reads through informers besides its pods and Node: volume sources, pull secrets, and the
+#: Services its pods' DNS lookups find (upstream's serviceLister)
+LOOKUP_RESOURCES = ("configmaps", "secrets", "persistentvolumeclaims", "services")
 #: status_manager's syncPeriod: how often statuses the API does not have yet are written again
 STATUS_SYNC_PERIOD = 10.0
 DEFAULT_RESERVED = {"cpu": "100m", "memory": "356Mi", "ephemeral-storage": "10Gi"}  # incl. 100Mi eviction
@@ -71,7 +75,7 @@ class Kubelet:
         recorder: Any = None, informers: SharedInformerFactory | None = None, pod_cidr: str | None = None,
         host_ip: str | None = None, reserved: Mapping[str, Any] | None = None, preload: tuple[str, ...] = (),
         sandbox_seconds: float = 0.0, attach_seconds: float = 2.0, mount_seconds: float = 0.5,
-        eviction_threshold: int = ev.DEFAULT_THRESHOLD, await_pod_cidr: bool = False,
+        eviction_threshold: int = ev.DEFAULT_THRESHOLD, await_pod_cidr: bool = False, dns: ServiceDNS | None = None,
     ) -> None:
         self.client = client
         self.node_name = node_name
@@ -132,6 +136,9 @@ class Kubelet:
         self._unsynced: dict[str, PodWorker] = {}  # pods whose last status write failed
         self._reconcile_timer: Any = None
         self.runtime.pull_credentials = self._pull_credentials
+        self.dns = dns or ServiceDNS()
+        self.runtime.resolves = self.dns.resolves
+        self.runtime.wait_for_name = self._wait_for_name
 
     # --- events ---
     def _event(self, ref: Any, type_: str, reason: str, message: str) -> None:
@@ -221,7 +228,8 @@ class Kubelet:
             if self._own_factory is None:
                 self._own_factory = SharedInformerFactory(self.client, clock=self.clock, rng=self.rng)
             factory = self._own_factory
-        infs = {r: factory.informer_for(r) for r in ("configmaps", "secrets", "persistentvolumeclaims")}
+        infs = {r: factory.informer_for(r) for r in LOOKUP_RESOURCES}
+        self.dns.attach(infs["services"])
         factory.start()
 
         def getter(resource: str) -> Any:
@@ -258,6 +266,14 @@ class Kubelet:
             for w in list(self.workers.values()):
                 if w.stage == Stage.SANDBOX:
                     self._sync(w)
+
+    def _wait_for_name(self, name: str, namespace: str, uid: str) -> None:
+        self.dns.wait(name, namespace, self.node_name, uid, lambda: self._resync(uid))
+
+    def _resync(self, uid: str) -> None:
+        w = self.workers.get(uid)
+        if w is not None and self.running:
+            self._sync(w)
 
     def _pull_credentials(self, pod: Mapping[str, Any]) -> dict[str, str]:
         """Registry host -> the name of the pod's imagePullSecret holding credentials for it
@@ -685,6 +701,27 @@ class Kubelet:
         if old is not None:
             old.cancel()
         self._grace_timers[resource] = self.clock.call_later(ENDPOINT_STOP_GRACE, self.heartbeat.mark_dirty)
+
+    def device_plugin(self, resource: str, *, devices: int | None = None, unhealthy: tuple[str, ...] | None = None,
+                      stopped: bool = False) -> str:
+        """The scenario step ``devicePlugin``: the plugin for ``resource`` stops, or (re)registers and lists
+        ``devices`` devices (default: those it lists now) of which ``unhealthy`` report Unhealthy (default:
+        the health they have). Returns what changed, for the timeline."""
+        dm = self.devices
+        if stopped:
+            self.stop_device_plugin(resource)
+            return f"{resource} device plugin stopped on {self.node_name}"
+        if not dm.connected(resource):
+            self.register_device_plugin(resource, devices)
+        known = dm.devices.get(resource, {})
+        ids = device_ids(self.node_name, resource, devices) if devices is not None else list(known)
+        if unhealthy is not None:
+            missing = sorted(set(unhealthy) - set(ids))
+            if missing:
+                raise KeyError(f"{resource} on {self.node_name} has no device {', '.join(missing)}")
+        bad = set(unhealthy) if unhealthy is not None else {d for d in ids if not known.get(d, True)}
+        self._devices_changed(dm.list_and_watch(resource, {d: d not in bad for d in ids}))
+        return f"{resource} on {self.node_name}: {len(ids) - len(bad)} healthy, {len(bad)} unhealthy"
 
     def _devices_changed(self, pods: list[str]) -> None:
         self.heartbeat.mark_dirty()

@@ -17,9 +17,12 @@ Contract:
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Mapping
 from typing import Any
+
+import msgspec
 
 from kubelite.kubelet import images as im
 from kubelite.kubelet.backoff import Backoff
@@ -87,6 +90,10 @@ class NodeRuntime:
         #: the registry hosts a pod's imagePullSecrets hold credentials for (set by the kubelet)
         self.await_pod_cidr = False  # the node has no pod CIDR yet (the IPAM controller will assign one)
         self.pull_credentials: Callable[[Mapping[str, Any]], dict[str, str]] = lambda pod: {}
+        #: whether a DNS lookup of (name, from namespace) answers; wait_for_name(name, namespace, pod uid)
+        #: syncs the pod again when it may (set by the kubelet: :class:`~kubelite.kubelet.dns.ServiceDNS`)
+        self.resolves: Callable[[str, str], bool] = lambda name, namespace: True
+        self.wait_for_name: Callable[[str, str, str], None] = lambda name, namespace, uid: None
 
 
 def _ref(pod: Mapping[str, Any], field_path: str = "") -> dict[str, str]:
@@ -344,6 +351,8 @@ class PodWorker:
                     rec.set_waiting("CreateContainerConfigError", err or "")
                     self.event(WARNING, "Failed", f"Error: {err}", rec.field_path)
                     return self._retry(now)
+                if profile.exit_after is not None or profile.crash_after is not None:
+                    rec.wait = None  # a profile that says when the process exits overrides the script
                 rec.profile = profile
                 rec.created(now, rt.rng)
                 self.event(NORMAL, "Created", f"Created container: {rec.name}", rec.field_path)
@@ -390,11 +399,15 @@ class PodWorker:
         """The image profile with what the container's command says it does (see
         :mod:`kubelite.kubelet.command`), unless the profile itself says when the process exits."""
         rec.start_error = ""
+        rec.wait = None
         b = behaviour(rec.spec)
         rec.files = b.files if b is not None else ()
         if b is None or base.exit_after is not None or base.crash_after is not None:
             return base
         rec.start_error = b.start_error
+        if b.wait_for:
+            rec.wait = b  # runs until the name resolves (see _check_wait)
+            b = msgspec.structs.replace(b, exit_after=None)
         if b.ignores_sigterm and "shutdownSeconds" not in _overrides(self.pod, rec.name):
             # PID 1 without a SIGTERM handler (a shell, sleep) ignores it: killed at the grace period (137)
             base = base.merged({"shutdownSeconds": float("inf")})
@@ -414,6 +427,23 @@ class PodWorker:
             return
         self.event(NORMAL, "Started", f"Started container {rec.name}", rec.field_path)
 
+    def _check_wait(self, rec: ContainerRecord, now: float) -> None:
+        """The script's wait loop: once its name resolves, the loop ends at the next of its lookups (at
+        ``wait_start + k * wait_poll`` after start) and the rest of the script runs from there; until then
+        the kubelet is woken when a Service the name may resolve to appears."""
+        b = rec.wait
+        assert b is not None and rec.plan is not None and rec.started_at is not None
+        name = b.wait_for.replace("{namespace}", self.namespace)
+        rt = self.rt
+        if not rt.resolves(name, self.namespace):
+            rt.wait_for_name(name, self.namespace, self.uid)
+            return
+        if b.exit_after is None:
+            return  # the rest of the script runs forever
+        k = max(0, math.ceil((now - rec.started_at - b.wait_start) / b.wait_poll - 1e-9))
+        rec.plan = msgspec.structs.replace(rec.plan, exit_at=b.wait_start + k * b.wait_poll + b.exit_after,
+                                           exit_code=b.exit_code)
+
     def _running(self, rec: ContainerRecord, now: float) -> float | None:
         rt = self.rt
         assert rec.profile is not None and rec.started_at is not None
@@ -421,6 +451,8 @@ class PodWorker:
             rt.crash_requests.discard((self.uid, rec.name))
             rec.exit(now, 137, "Error")
             return self._after_exit(rec, now)
+        if rec.wait is not None and rec.plan is not None and rec.plan.exit_at is None:
+            self._check_wait(rec, now)
         exit_at, code, reason = rec.exit_time()
         # probes in time order, each at its own tick, until the process exits
         while True:

@@ -264,6 +264,18 @@ class BreakCni(_Step, frozen=True, kw_only=True, tag="breakCni"):
     broken: bool = True
 
 
+class DevicePlugin(_Step, frozen=True, kw_only=True, tag="devicePlugin"):
+    """A node's device plugin changes what it reports (docs/scenarios.md)."""
+
+    node: str
+    resource: str = "nvidia.com/gpu"
+    #: the plugin now lists this many devices (``<GPU>-<node>-0`` ...)
+    devices: int | None = None
+    #: device IDs reporting Unhealthy from now on (the others Healthy)
+    unhealthy: list[str] | None = None
+    stopped: bool = False
+
+
 class StartTraffic(_Step, frozen=True, kw_only=True, tag="startTraffic"):
     service: str
     namespace: str = "default"
@@ -293,7 +305,8 @@ class Wait(_Step, frozen=True, kw_only=True, tag="wait"):
 
 
 Step = (Apply | Patch | Delete | Scale | RolloutRestart | RolloutUndo | Cordon | Uncordon | Drain | FailNode
-        | RecoverNode | CrashContainer | MakeUnpullable | BreakCni | StartTraffic | StopTraffic | InjectFault
+        | RecoverNode | CrashContainer | MakeUnpullable | BreakCni | DevicePlugin | StartTraffic | StopTraffic
+        | InjectFault
         | Wait | CrashNode | AddNode | CrashControllerManager | RestartControllerManager | DropWatches
         | RegisterAdmissionHook | FailReadiness)
 
@@ -306,7 +319,11 @@ class Scenario(_S, frozen=True, kw_only=True):
     cluster: ClusterSpec = ClusterSpec()
     #: image reference -> profile fields (docs/workload-profiles.md)
     images: dict[str, dict[str, Any]] = {}
-    allow_any_image: bool = False
+    #: every well-formed image reference exists (as on a cluster pulling from real registries); false: only
+    #: ``images`` and the well-known images exist, so an unlisted reference fails as a typo would
+    allow_any_image: bool = True
+    #: references that do not exist in their registry (with a tag: that tag; without: every tag)
+    missing_images: list[str] = []
     #: inline manifests, {file: PATH} or {yaml: TEXT}; expanded by the loader to objects
     manifests: list[dict[str, Any]] = []
     steps: list[Step] = []

@@ -316,6 +316,8 @@ class _Run:
         registry = ImageRegistry(allow_any=sc.allow_any_image)
         for ref, prof in sc.images.items():
             registry.add(ref, prof)
+        for ref in sc.missing_images:
+            registry.mark_missing(ref)
         needs_network = any(isinstance(s, f.StartTraffic) for s in sc.steps)
         async with Cluster(seed=self.seed, nodes=_pools(sc), scheduler=sc.cluster.scheduler,
                            controllers=sc.cluster.controllers if isinstance(sc.cluster.controllers, bool)

@@ -95,6 +95,8 @@ def describe_step(step: f.Step) -> str:
         return f"makeUnpullable {step.image}" + (f" on {step.node}" if step.node else "")
     if isinstance(step, f.BreakCni):
         return f"breakCni {step.node or 'all nodes'}" + ("" if step.broken else " (repair)")
+    if isinstance(step, f.DevicePlugin):
+        return f"devicePlugin {step.node} {step.resource}"
     if isinstance(step, f.StartTraffic | f.StopTraffic):
         return f"{tag} {step.namespace}/{step.service}"
     if isinstance(step, f.InjectFault):
@@ -256,6 +258,18 @@ async def _run(ctx: StepContext, step: f.Step) -> str:
         for k in _kubelets(cluster, step.node):
             k.break_cni(step.broken)
         return f"CNI {'broken' if step.broken else 'repaired'} on {step.node or 'every node'}"
+    if isinstance(step, f.DevicePlugin):
+        try:
+            kubelet = cluster.kubelet(step.node)
+        except KeyError:
+            raise StepError(f"there is no node {step.node}") from None
+        try:
+            done: str = kubelet.device_plugin(
+                step.resource, devices=step.devices, stopped=step.stopped,
+                unhealthy=tuple(step.unhealthy) if step.unhealthy is not None else None)
+            return done
+        except KeyError as e:
+            raise StepError(str(e.args[0] if e.args else e)) from None
     if isinstance(step, f.StartTraffic):
         if ctx.network is None:
             raise StepError("traffic needs the network (kubelite.network) and at least one node")

@@ -52,6 +52,18 @@ CASES: list[tuple[str, dict[str, Any], Behaviour | None]] = [
     ("postgres-password", {"image": "postgres:16", "env": [{"name": "POSTGRES_PASSWORD", "value": "x"}]}, None),
     ("mysql-no-password", {"image": "mysql:8"}, Behaviour(0.5, 1)),
     ("args-unknown", {"image": "myapp:1", "args": ["--port", "8080"]}, None),
+    # the docs' init-container example: wait for a Service to resolve, polling every 2 s
+    ("until-nslookup", {"command": ["sh", "-c", "until nslookup myservice.$(cat /var/run/secrets/kubernetes.io/"
+                                    "serviceaccount/namespace).svc.cluster.local; do echo waiting for myservice; "
+                                    "sleep 2; done"]},
+     Behaviour(0.0, 0, wait_for="myservice.{namespace}.svc.cluster.local", wait_poll=2.0)),
+    ("until-nslookup-then", {"command": ["sh", "-c", "sleep 1; until nslookup mydb >/dev/null 2>&1; do sleep 5; "
+                                         "done; echo up; sleep 3; exit 4"]},
+     Behaviour(3.0, 4, wait_for="mydb", wait_start=1.0, wait_poll=5.0)),
+    ("while-not-getent", {"command": ["sh", "-c", "while ! getent hosts db; do sleep 1; done"]},
+     Behaviour(0.0, 0, wait_for="db", wait_poll=1.0)),
+    ("until-host-then-serve", {"command": ["sh", "-c", "until host cache; do sleep 2; done; exec redis-server"]},
+     Behaviour(None, wait_for="cache", wait_poll=2.0)),
 ]
 
 
@@ -65,6 +77,7 @@ def test_command_behaviour(spec: dict[str, Any], want: Behaviour | None) -> None
         assert got == want
     else:
         assert (got.exit_after, got.exit_code) == (want.exit_after, want.exit_code)
+        assert (got.wait_for, got.wait_start, got.wait_poll) == (want.wait_for, want.wait_start, want.wait_poll)
 
 
 def test_script_file_timeline() -> None:

@@ -185,3 +185,80 @@ async def test_a_node_write_reaches_only_that_nodes_kubelet_watch() -> None:
             assert sorted(table.pinned) == sorted(f"node-{i}" for i in range(20)), plural
             assert all(len(ws) == 1 for ws in table.pinned.values()), plural
             assert len(table.watchers) <= 2, plural  # unfiltered watchers do not grow with the nodes
+
+
+MYAPP = """
+apiVersion: v1
+kind: Pod
+metadata:
+  name: myapp-pod
+  labels:
+    app.kubernetes.io/name: MyApp
+spec:
+  containers:
+  - name: myapp-container
+    image: busybox:1.28
+    command: ['sh', '-c', 'echo The app is running! && sleep 3600']
+  initContainers:
+  - name: init-myservice
+    image: busybox:1.28
+    command: ['sh', '-c', "until nslookup myservice.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for myservice; sleep 2; done"]
+  - name: init-mydb
+    image: busybox:1.28
+    command: ['sh', '-c', "until nslookup mydb.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for mydb; sleep 2; done"]
+"""
+
+
+def service(name: str, port: int) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
+            "spec": {"ports": [{"protocol": "TCP", "port": 80, "targetPort": port}]}}
+
+
+async def test_init_containers_waiting_for_services_finish_once_they_resolve() -> None:
+    # the docs' "Init Containers in use" example: Init:0/2 until myservice exists, Init:1/2 until mydb does,
+    # then Running; each loop ends at its first 2 s poll after the Service is created
+    import yaml
+
+    async with Cluster(seed=5, nodes=1) as c:
+        await c.client.create(yaml.safe_load(MYAPP))
+        await c.advance(60)
+        p = await get(c, "myapp-pod")
+        assert pod_summary(p).reason == "Init:0/2", p["status"]
+        await c.advance(0.3)
+        await c.client.create(service("myservice", 9376))
+        t_svc = c.now
+        await c.advance(10)
+        p = await get(c, "myapp-pod")
+        assert pod_summary(p).reason == "Init:1/2"
+        first = p["status"]["initContainerStatuses"][0]["state"]["terminated"]
+        assert first["reason"] == "Completed" and first["exitCode"] == 0
+        started = p["status"]["initContainerStatuses"][0]["state"]["terminated"]["startedAt"]
+        # the loop polls at start + 2k s: the lookup after the Service appeared succeeds
+        from kubelite.clock import parse_time
+        done = parse_time(first["finishedAt"])
+        assert 0 <= done - t_svc <= 2 and (done - parse_time(started)) % 2 == 0
+        await c.advance(120)
+        assert pod_summary(await get(c, "myapp-pod")).reason == "Init:1/2"
+        await c.client.create(service("mydb", 9377))
+        await c.advance(10)
+        p = await get(c, "myapp-pod")
+        assert pod_summary(p).reason == "Running" and p["status"]["phase"] == "Running"
+
+
+async def test_a_wait_loop_for_an_existing_service_ends_at_its_first_lookup() -> None:
+    async with Cluster(seed=5, nodes=1) as c:
+        await c.client.create(service("db", 5432))
+        await c.client.create(pod("waits", image="busybox:1.36", restartPolicy="Never", container={
+            "command": ["sh", "-c", "until nslookup db; do sleep 2; done; echo ok"]}))
+        await c.advance(10)
+        assert (await get(c, "waits"))["status"]["phase"] == "Succeeded"
+        # another namespace's Service of that name does not answer a bare name
+        await c.client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}})
+        await c.client.create({**service("cache", 6379), "metadata": {"name": "cache", "namespace": "other"}})
+        await c.client.create(pod("bare", image="busybox:1.36", restartPolicy="Never", container={
+            "command": ["sh", "-c", "until nslookup cache; do sleep 2; done"]}))
+        await c.client.create(pod("qualified", image="busybox:1.36", restartPolicy="Never", container={
+            "command": ["sh", "-c", "until nslookup cache.other; do sleep 2; done"]}))
+        await c.advance(30)
+        assert (await get(c, "bare"))["status"]["phase"] == "Running"
+        assert (await get(c, "qualified"))["status"]["phase"] == "Succeeded"

@@ -53,6 +53,8 @@ def mutate(sc: Scenario, how: str) -> Scenario:
                 m = copy.deepcopy(st.manifest)
                 _images(m)
                 steps[j] = msgspec.structs.replace(st, manifest=m)
+    if how == "break-image":  # every reference exists by default: this one is marked never published
+        return msgspec.structs.replace(sc, objects=objects, steps=steps, missing_images=[BROKEN])
     return msgspec.structs.replace(sc, objects=objects, steps=steps)
 
 

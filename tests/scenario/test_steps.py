@@ -324,3 +324,67 @@ expect:
     d = e.diagnosis or ""
     assert 'deployment("web").status.readyReplicas == 3: 2 == 3 is false' in d, d
     assert "deployment default/web: want 2; replicas 2, readyReplicas 2" in d, d
+
+
+async def test_device_plugin_reports_a_failed_gpu() -> None:
+    # a GPU fails under a running pod: the node's allocatable drops, the pod keeps running on it (its
+    # status shows the device Unhealthy), and a new replica no longer fits
+    r = await run("""\
+name: failed-gpu
+until: 2m
+cluster:
+  nodePools:
+    - {name: gpu, count: 1, capacity: {nvidia.com/gpu: "2"}}
+manifests:
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: train}
+    spec:
+      replicas: 2
+      selector: {matchLabels: {app: train}}
+      template:
+        metadata: {labels: {app: train}}
+        spec:
+          containers:
+            - {name: cuda, image: nvidia/cuda:12.4.0-base-ubuntu22.04, command: [sleep, infinity],
+               resources: {limits: {nvidia.com/gpu: 1}}}
+steps:
+  - {at: 30s, action: devicePlugin, node: gpu-0, unhealthy: [GPU-gpu-0-0]}
+  - {at: 60s, action: scale, target: deployment/train, replicas: 3}
+expect:
+  - name: capacity keeps the failed GPU, allocatable drops it
+    eventually: >-
+      node("gpu-0").status.capacity["nvidia.com/gpu"] == "2"
+      and node("gpu-0").status.allocatable["nvidia.com/gpu"] == "1"
+    within: 45s
+  - name: the pods on the GPUs keep running
+    always: now < 20s or count(pods(label="app=train", status="Running")) >= 2
+  - name: the failed device reports Unhealthy in its pod's status, the other Healthy
+    eventually: >-
+      sorted([pods(label="app=train")[0].status.containerStatuses[0].allocatedResourcesStatus[0].resources[0].health,
+              pods(label="app=train")[1].status.containerStatuses[0].allocatedResourcesStatus[0].resources[0].health])
+      == ["Healthy", "Unhealthy"]
+    within: 45s
+  - name: and they are never restarted
+    atEnd: sum(pods(label="app=train", status="Running").status.containerStatuses[0].restartCount) == 0
+  - name: the third replica does not fit
+    atEnd: count(pods(label="app=train", status="Pending")) == 1
+""")
+    assert r.passed, r.expectations
+    assert verdicts(r) == dict.fromkeys(verdicts(r), True)
+
+
+async def test_device_plugin_step_names_an_unknown_device() -> None:
+    r = await run("""\
+name: unknown-device
+until: 20s
+cluster:
+  nodePools:
+    - {name: gpu, count: 1, capacity: {nvidia.com/gpu: "1"}}
+steps:
+  - {at: 5s, action: devicePlugin, node: gpu-0, unhealthy: [GPU-gpu-0-7]}
+expect:
+  - name: the step ran
+    atEnd: now > 10s
+""")
+    assert not r.passed
