@@ -135,6 +135,16 @@ def _label_name(path: str, name: Any) -> list[FieldError]:
     return [FieldError.invalid(path, name, m) for m in names.is_dns1123_label(name)]
 
 
+def _unique_name(path: str, name: Any, seen: set[str]) -> list[FieldError]:
+    """A list entry's DNS-label name, unique within its list (``seen`` collects them)."""
+    errs = _label_name(path, name)
+    if isinstance(name, str) and name:
+        if name in seen:
+            errs.append(FieldError.duplicate(path, name))
+        seen.add(name)
+    return errs
+
+
 def _claim_spec(path: str, spec: Any) -> list[FieldError]:
     devices = as_dict(as_dict(spec).get("devices"))
     requests = _list(devices.get("requests"))
@@ -143,12 +153,7 @@ def _claim_spec(path: str, spec: Any) -> list[FieldError]:
     for i, r in enumerate(requests):
         rp = f"{path}.devices.requests[{i}]"
         req = as_dict(r)
-        name = req.get("name")
-        errs.extend(_label_name(f"{rp}.name", name))
-        if isinstance(name, str) and name:
-            if name in seen:
-                errs.append(FieldError.duplicate(f"{rp}.name", name))
-            seen.add(name)
+        errs.extend(_unique_name(f"{rp}.name", req.get("name"), seen))
         exactly, first = req.get("exactly"), req.get("firstAvailable")
         if exactly is not None and first is not None:
             errs.append(FieldError.invalid(rp, "<value omitted>", "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"))
@@ -162,12 +167,7 @@ def _claim_spec(path: str, spec: Any) -> list[FieldError]:
             sub_seen: set[str] = set()
             for j, sub in enumerate(subs):
                 sp = f"{rp}.firstAvailable[{j}]"
-                sub_name = as_dict(sub).get("name")
-                errs.extend(_label_name(f"{sp}.name", sub_name))
-                if isinstance(sub_name, str) and sub_name:
-                    if sub_name in sub_seen:
-                        errs.append(FieldError.duplicate(f"{sp}.name", sub_name))
-                    sub_seen.add(sub_name)
+                errs.extend(_unique_name(f"{sp}.name", as_dict(sub).get("name"), sub_seen))
                 errs.extend(_exact(sp, as_dict(sub)))
     constraints = _list(devices.get("constraints"))
     errs.extend(_too_many(f"{path}.devices.constraints", constraints, MAX_CONSTRAINTS))
@@ -328,12 +328,7 @@ def validate_resource_slice(obj: Mapping[str, Any]) -> list[FieldError]:
     for i, d in enumerate(devices):
         dp = f"spec.devices[{i}]"
         dev = as_dict(d)
-        name = dev.get("name")
-        errs.extend(_label_name(f"{dp}.name", name))
-        if isinstance(name, str) and name:
-            if name in seen:
-                errs.append(FieldError.duplicate(f"{dp}.name", name))
-            seen.add(name)
+        errs.extend(_unique_name(f"{dp}.name", dev.get("name"), seen))
         attrs, capacity = as_dict(dev.get("attributes")), as_dict(dev.get("capacity"))
         errs.extend(_attributes(f"{dp}.attributes", attrs))
         if len(attrs) + len(capacity) > MAX_ATTRIBUTES_AND_CAPACITIES:
