@@ -482,7 +482,8 @@ class Cluster:
     def _bootstrap(self) -> None:
         srv = self.apiserver
         now = self.clock.timestamp()
-        for group, plural, data in _bootstrap_payload():
+        apiservices = [("apiregistration.k8s.io", "apiservices", _encode(o)) for o in srv.local_apiservices()]
+        for group, plural, data in (*_bootstrap_payload(), *apiservices):
             obj = _decode(data)
             info = srv.registry.by_resource(group, plural)
             meta = obj["metadata"]

@@ -335,6 +335,11 @@ class FieldError(msgspec.Struct, frozen=True, kw_only=True):
         )
 
     @staticmethod
+    def too_many(field: str, actual: int, max_items: int) -> FieldError:
+        """``field.TooMany``: "Too many: 33: must have at most 32 items"."""
+        return FieldError(kind="TooMany", field=field, detail=f"{actual}: must have at most {max_items} items")
+
+    @staticmethod
     def type_invalid(field: str, value: Any, detail: str) -> FieldError:
         return FieldError(kind="TypeInvalid", field=field, value=value, detail=detail)
 

@@ -183,6 +183,9 @@ BUILTIN: tuple[ResourceInfo, ...] = (
     # apiextensions.k8s.io/v1
     _builtin("apiextensions.k8s.io", "v1", t.CustomResourceDefinition, "customresourcedefinitions",
              namespaced=False, short=("crd", "crds"), categories=("api-extensions",), sub=_STATUS),
+    # apiregistration.k8s.io/v1 (kube-aggregator)
+    _builtin("apiregistration.k8s.io", "v1", t.APIService, "apiservices", namespaced=False,
+             categories=("api-extensions",), sub=_STATUS),
     # apps/v1
     _builtin("apps", "v1", t.ControllerRevision, "controllerrevisions"),
     _builtin("apps", "v1", t.DaemonSet, "daemonsets", short=("ds",), categories=_ALL, sub=_STATUS),
@@ -197,7 +200,7 @@ BUILTIN: tuple[ResourceInfo, ...] = (
     _builtin("batch", "v1", t.Job, "jobs", categories=_ALL, sub=_STATUS),
     # certificates.k8s.io/v1
     _builtin("certificates.k8s.io", "v1", t.CertificateSigningRequest, "certificatesigningrequests",
-             namespaced=False, short=("csr",), sub=_STATUS),
+             namespaced=False, short=("csr",), sub=("status", "approval")),
     # coordination.k8s.io/v1
     _builtin("coordination.k8s.io", "v1", t.Lease, "leases"),
     # discovery.k8s.io/v1
@@ -217,6 +220,11 @@ BUILTIN: tuple[ResourceInfo, ...] = (
     _builtin("rbac.authorization.k8s.io", "v1", t.ClusterRole, "clusterroles", namespaced=False),
     _builtin("rbac.authorization.k8s.io", "v1", t.RoleBinding, "rolebindings"),
     _builtin("rbac.authorization.k8s.io", "v1", t.Role, "roles"),
+    # resource.k8s.io/v1 (dynamic resource allocation)
+    _builtin("resource.k8s.io", "v1", t.DeviceClass, "deviceclasses", namespaced=False),
+    _builtin("resource.k8s.io", "v1", t.ResourceClaimTemplate, "resourceclaimtemplates"),
+    _builtin("resource.k8s.io", "v1", t.ResourceClaim, "resourceclaims", sub=_STATUS),
+    _builtin("resource.k8s.io", "v1", t.ResourceSlice, "resourceslices", namespaced=False),
     # scheduling.k8s.io/v1
     _builtin("scheduling.k8s.io", "v1", t.PriorityClass, "priorityclasses", namespaced=False, short=("pc",)),
     # storage.k8s.io/v1

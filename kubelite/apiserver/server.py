@@ -33,6 +33,7 @@ k8s.io/apiserver/pkg/registry/rest.
 
 from __future__ import annotations
 
+import builtins
 import random
 from typing import Any
 
@@ -42,6 +43,11 @@ import structlog
 from kubelite.api.resources import Registry, ResourceInfo
 from kubelite.api.schema import Schema
 from kubelite.apiserver.admission import AdmissionChain
+from kubelite.apiserver.admission.certificates import (
+    CertificateApproval,
+    CertificateSigning,
+    CertificateSubjectRestriction,
+)
 from kubelite.apiserver.admission.default_storage_class import DefaultStorageClass
 from kubelite.apiserver.admission.default_toleration_seconds import DefaultTolerationSeconds
 from kubelite.apiserver.admission.limit_ranger import LimitRanger
@@ -60,12 +66,15 @@ from kubelite.apiserver.handlers.get import bookmark_fn
 from kubelite.apiserver.handlers.patch import PATCH_TYPES
 from kubelite.apiserver.ipallocator import ServiceIPAllocator
 from kubelite.apiserver.pipeline import Authorizer, Decoder
+from kubelite.apiserver.registry.apiregistration import APIServiceStrategy, local_apiservices
+from kubelite.apiserver.registry.certificates import CertificateSigningRequestStrategy
 from kubelite.apiserver.registry.conversion import builtin_scheme
 from kubelite.apiserver.registry.store import GenericStore
 from kubelite.apiserver.registry.strategies import StrategySet
 from kubelite.apiserver.registry.tables import ResourceTables
 from kubelite.apiserver.request import ListResponse, Options, Request, Response
 from kubelite.apiserver.rest import REST, method_name
+from kubelite.apiserver.rest.approval import ApprovalREST
 from kubelite.apiserver.rest.binding import BindingREST, LegacyBindingREST
 from kubelite.apiserver.rest.eviction import EvictionREST
 from kubelite.apiserver.rest.finalize import FinalizeREST
@@ -84,7 +93,7 @@ log = structlog.get_logger("kubelite.apiserver")
 # verbs that address a collection rather than one object (a namespaced request may omit the namespace)
 _COLLECTION_VERBS = ("list", "watch", "deletecollection")
 # subresources whose requests carry the parent kind (converted with it to and from the request's version)
-_SAME_KIND_SUBRESOURCES = ("", "status")
+_SAME_KIND_SUBRESOURCES = ("", "status", "approval")
 
 
 class ApiServer:
@@ -112,7 +121,8 @@ class ApiServer:
                 PriorityAdmission(reader), DefaultTolerationSeconds(), DefaultStorageClass(reader),
             ],
             # upstream's order: LimitRanger validates early, ResourceQuota is always the last plugin
-            validating=[limit_ranger, ResourceQuotaAdmission(reader)],
+            validating=[limit_ranger, CertificateApproval(self.rbac), CertificateSigning(self.rbac),
+                        CertificateSubjectRestriction(), ResourceQuotaAdmission(reader)],
         )
         self.crs = CustomResources(tables=self.tables, clock=clock)
         # the service REST storage's ClusterIP and NodePort allocators (pkg/registry/core/service)
@@ -124,6 +134,10 @@ class ApiServer:
         self.event_ttl = EventTTL(clock=clock, store=self.store,
                                   table=lambda: self.store.tables.get(("", "events")), ttl=event_ttl)
         self.strategies.register("", "events", lambda info: EventStrategy(info, self.event_ttl))
+        self.strategies.register("certificates.k8s.io", "certificatesigningrequests",
+                                 lambda info: CertificateSigningRequestStrategy(info, clock))
+        self.strategies.register("apiregistration.k8s.io", "apiservices",
+                                 lambda info: APIServiceStrategy(info, clock, self.tables))
         self.generic_store = GenericStore(
             clock=clock, rng=rng, tables=self.tables, admission=self.admission, field_manager=self.field_manager,
             authorize=self.authorizer.authorize_implied, track_managed_fields=track_managed_fields,
@@ -141,6 +155,7 @@ class ApiServer:
             ("", "pods", "binding"): binding,
             ("", "pods", "eviction"): EvictionREST(self.scope),
             ("", "namespaces", "finalize"): FinalizeREST(self.scope),
+            ("certificates.k8s.io", "certificatesigningrequests", "approval"): ApprovalREST(self.scope),
         }
         # subresources every kind that lists them serves the same way
         self._generic_subresources: dict[str, REST] = {"status": StatusREST(self.scope), "scale": ScaleREST(self.scope)}
@@ -359,6 +374,18 @@ class ApiServer:
         kube-apiserver's post-start hooks create) and run its strategy's after-write hook."""
         self.store.create(self.tables.table(info), obj)
         self.strategies.for_resource(info).after_write(obj, None)
+
+    def local_apiservices(self) -> tuple[dict[str, Any], ...]:
+        """The APIServices kube-apiserver's autoregister controller creates at start: one per built-in
+        group/version served (the cluster seeds them with the bootstrap objects)."""
+        gvs: builtins.list[tuple[str, str]] = []
+        for info in self.registry:
+            if info.struct is None:
+                continue
+            for v in (info.version, *info.served_versions):
+                if (info.group, v) not in gvs:
+                    gvs.append((info.group, v))
+        return tuple(local_apiservices(gvs, self.clock.timestamp()))
 
     def send_bookmarks(self) -> None:
         """Send BOOKMARK events to every watcher that allows them (the cluster calls this periodically)."""

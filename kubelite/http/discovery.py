@@ -107,7 +107,7 @@ def _verbs(info: ResourceInfo) -> list[str]:
     return sorted(info.verbs)
 
 
-_SUB_VERBS = {"status": ["get", "patch", "update"], "scale": ["get", "patch", "update"], "binding": ["create"],
+_SUB_VERBS = {"status": ["get", "patch", "update"], "approval": ["get", "patch", "update"], "scale": ["get", "patch", "update"], "binding": ["create"],
               "eviction": ["create"], "log": ["get"], "finalize": ["update"]}
 _SUB_KINDS = {"scale": ("autoscaling", "v1", "Scale"), "binding": ("", "v1", "Binding"),
               "eviction": ("policy", "v1", "Eviction")}

@@ -11,8 +11,7 @@ Contract:
 - ``admin``, ``edit`` and ``view`` keep their ``aggregationRule`` and also carry the rules the
   clusterrole-aggregation controller would write into them, resolved here statically.
 
-Simplifications (kubelite has no Node authorizer, no kubelet API, no certificates or storage
-controllers): only the roles that matter to kubelite's components are included, and
+Simplifications (kubelite has no Node authorizer, no kubelet API, no storage controllers): only the roles that matter to kubelite's components are included, and
 ``system:node`` stays bound to the ``system:nodes`` group (upstream left that binding without
 subjects once the Node authorizer took over in 1.8).
 """
@@ -48,6 +47,7 @@ READ_UPDATE = ("get", "list", "watch", "update", "patch")
 _LEGACY, _APPS, _AUTHN, _AUTHZ = "", "apps", "authentication.k8s.io", "authorization.k8s.io"
 _AUTOSCALING, _BATCH, _COORD, _DISCOVERY = "autoscaling", "batch", "coordination.k8s.io", "discovery.k8s.io"
 _EXT, _POLICY, _STORAGE, _NET, _EVENTS = "extensions", "policy", "storage.k8s.io", "networking.k8s.io", "events.k8s.io"
+_CERTIFICATES = "certificates.k8s.io"
 
 _AGG_ADMIN = "rbac.authorization.k8s.io/aggregate-to-admin"
 _AGG_EDIT = "rbac.authorization.k8s.io/aggregate-to-edit"
@@ -361,6 +361,17 @@ def _controller_roles() -> list[tuple[str, list[dict[str, Any]]]]:
         ]),
         ("ttl-after-finished-controller", [
             _rule(("get", "list", "watch", "delete"), _BATCH, "jobs"),
+            _events_rule(),
+        ]),
+        ("certificate-controller", [
+            _rule(("get", "list", "watch", "delete"), _CERTIFICATES, "certificatesigningrequests"),
+            _rule("update", _CERTIFICATES, "certificatesigningrequests/status",
+                  "certificatesigningrequests/approval"),
+            _rule("approve", _CERTIFICATES, "signers", names=("kubernetes.io/kube-apiserver-client-kubelet",)),
+            _rule("sign", _CERTIFICATES, "signers", names=(
+                "kubernetes.io/legacy-unknown", "kubernetes.io/kube-apiserver-client",
+                "kubernetes.io/kube-apiserver-client-kubelet", "kubernetes.io/kubelet-serving")),
+            _rule("create", _AUTHZ, "subjectaccessreviews"),
             _events_rule(),
         ]),
         ("root-ca-cert-publisher", [

@@ -148,6 +148,7 @@ class GenericStore:
         if not managed_fields_done:
             meta.pop("managedFields", None)
         strategy.prepare_for_create(obj)
+        strategy.prepare_for_create_as(obj, w.user)
         generate = not meta.get("name") and meta.get("generateName")
         if generate:
             meta["name"] = meta["generateName"] + random_suffix(self.rng)

@@ -24,6 +24,7 @@ from kubelite.apiserver.registry.core import (
     ServiceStrategy,
 )
 from kubelite.apiserver.registry.rbac import RBAC_KINDS, RBACStrategy
+from kubelite.apiserver.registry.resource import STRATEGIES as RESOURCE_STRATEGIES
 from kubelite.apiserver.registry.strategy import StatusStrategy, Strategy
 from kubelite.apiserver.registry.workloads import DeploymentStrategy, GenerationStrategy, JobStrategy
 
@@ -65,6 +66,8 @@ class StrategySet:
         }
         for plural in RBAC_KINDS:
             factories[(_RBAC_GROUP, plural)] = lambda info: RBACStrategy(info, rbac)
+        for plural, cls in RESOURCE_STRATEGIES.items():
+            factories[("resource.k8s.io", plural)] = cls
         self._factories = factories
         self._cache: dict[tuple[str, str], tuple[ResourceInfo, Strategy, StatusStrategy]] = {}
 

@@ -141,6 +141,10 @@ class Strategy:
         if self.tracks_generation:
             obj["metadata"]["generation"] = 1
 
+    def prepare_for_create_as(self, obj: dict[str, Any], user: UserInfo) -> None:
+        """The part of ``PrepareForCreate`` that reads the requesting user from the request context
+        (a CertificateSigningRequest records its requester); the default ignores it."""
+
     def finish_create(self, obj: dict[str, Any]) -> None:
         """What the strategy sets once the name and uid exist (``PrepareForCreate`` runs after name
         generation upstream)."""
