@@ -70,8 +70,8 @@ async def pods_to_running(nodes: int, n: int, events: bool) -> Bound:
     async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
         reg = ImageRegistry()
         reg.add("app:1", ImageProfile())
-        pool = NodePool(cluster, nodes, registry=reg, events=events, preload=("app:1",))
-        await pool.start()
+        pool = await cluster.add_nodes(nodes, registry=reg, events=events, preload=("app:1",))
+        assert pool is not None
         t0 = time.perf_counter()
         for i in range(n):
             await cluster.client.create(pod(i, f"node-{i % nodes}", False))
@@ -130,9 +130,9 @@ async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> Hour
     async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
         reg = ImageRegistry()
         reg.add("app:1", ImageProfile(ready_after=5))
-        pool = NodePool(cluster, nodes, registry=reg, events=events, preload=("app:1",),
-                        capacity={"cpu": "64", "memory": "256Gi", "pods": "110"})
-        await pool.start()
+        pool = await cluster.add_nodes(nodes, registry=reg, events=events, preload=("app:1",),
+                                       capacity={"cpu": "64", "memory": "256Gi", "pods": "110"})
+        assert pool is not None
         for i in range(nodes * per_node):
             await cluster.client.create(pod(i, f"node-{i % nodes}", True))
         await cluster.advance(60)
