@@ -105,3 +105,10 @@ async def test_hpa_reads_the_metrics_api_that_kubectl_top_reads() -> None:
         hpa = await c.client.get("horizontalpodautoscalers", "busy", namespace="default")
         assert hpa["status"]["currentMetrics"][0]["resource"]["current"] == {
             "averageUtilization": 200, "averageValue": "400m"}
+
+
+async def test_the_old_metrics_option_is_an_error() -> None:
+    with pytest.raises(ValueError, match=r"unknown horizontalpodautoscaling controller options \['metrics'\]"):
+        async with Cluster(seed=1, controllers=["horizontalpodautoscaling"],
+                           controller_options={"horizontalpodautoscaling": {"metrics": object()}}):
+            pass
