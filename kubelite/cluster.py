@@ -57,6 +57,7 @@ from kubelite.apiserver.auth.user import (
 )
 from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.server import ApiServer
+from kubelite.errors import ApiError
 from kubelite.client import Client
 from kubelite.clock import DEFAULT_IDLE_GRACE, EPOCH, Clock, RealClock, VirtualClock, format_time
 from kubelite.logs import cluster_time
@@ -431,7 +432,8 @@ class Cluster:
         self._require_running()
         if self.metrics_server is not None:
             raise RuntimeError("metrics-server is already running")
-        ms = MetricsServer(self._component_factory(METRICS_SERVER), self._kubelet_metrics, clock=self.clock)
+        factory = self._component_factory(METRICS_SERVER)
+        ms = MetricsServer(factory, self._kubelet_connector(factory.client.user), clock=self.clock)
         self.apiserver.aggregator.register(ms.api)
         self.metrics_server = ms
         self.start_soon(ms.run, name="metrics-server")
@@ -447,16 +449,28 @@ class Cluster:
         self._factories.append(factory)
         return factory
 
-    def _kubelet_metrics(self, address: str, port: int) -> ResourceMetrics:
-        """metrics-server's connection to ``https://<address>:<port>/metrics/resource``: the kubelet whose node
-        has that address (its name or host IP), or ``ConnectionError`` as for an unreachable host."""
-        for pool in self.node_pools:
-            kubelet = pool.kubelets.get(address)
-            if kubelet is None:
-                kubelet = next((k for k in pool.kubelets.values() if k.host_ip == address), None)
-            if kubelet is not None and port == 10250:
+    def _kubelet_connector(self, user: UserInfo) -> Callable[[str, int], ResourceMetrics]:
+        """``user``'s connection to ``https://<address>:<port>/metrics/resource``: the kubelet whose node has that
+        address (its name or host IP), ``ConnectionError`` as for an unreachable host. The kubelet authorizes the
+        caller as ``--authorization-mode=Webhook`` does (a SubjectAccessReview: ``get nodes/metrics``)."""
+        nodes = self.apiserver.resource("", "nodes")
+
+        def connect(address: str, port: int) -> ResourceMetrics:
+            for pool in self.node_pools:
+                kubelet = pool.kubelets.get(address)
+                if kubelet is None:
+                    kubelet = next((k for k in pool.kubelets.values() if k.host_ip == address), None)
+                if kubelet is None or port != 10250:
+                    continue
+                try:
+                    self.apiserver.authorizer.authorize(user, "get", nodes, "metrics", "", kubelet.node_name)
+                except ApiError:
+                    raise PermissionError(f"Forbidden (user={user.name}, verb=get, resource=nodes, "
+                                          "subresource=metrics)") from None
                 return kubelet.resource_metrics.scrape()
-        raise ConnectionError(f"dial tcp {address}:{port}: connect: no route to host")
+            raise ConnectionError(f"dial tcp {address}:{port}: connect: no route to host")
+
+        return connect
 
     def kubelet(self, node_name: str) -> Kubelet:
         """The kubelet of a node (for fault switches: ``stop()``, ``start()``, ``break_cni()``, ...)."""

@@ -6,8 +6,9 @@ Contract:
   InternalDNS, InternalIP, ExternalDNS, ExternalIP``) on ``status.daemonEndpoints.kubeletEndpoint.Port``
   (10250 when unset).
 - A node whose kubelet does not answer (``ConnectionError``: kubelet stopped, node powered off, no such
-  address) is left out of the batch and logged, as upstream logs ``Failed to scrape node``; its pods then
-  drop out of the API at the next store, as upstream's do.
+  address) or refuses the metrics-server (``PermissionError``: the kubelet's webhook authorization denied
+  ``get nodes/metrics``) is left out of the batch and logged, as upstream logs ``Failed to scrape node``; its
+  pods then drop out of the API at the next store, as upstream's do.
 - Nodes are scraped in name order, so a seed replays the same batch.
 """
 
@@ -28,7 +29,7 @@ log = structlog.get_logger("kubelite.metricsserver")
 PREFERRED_ADDRESS_TYPES = ("Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP")
 DEFAULT_KUBELET_PORT = 10250
 
-#: ``connect(address, port)``: the kubelet's ``/metrics/resource`` there, or ``ConnectionError``
+#: ``connect(address, port)``: the kubelet's ``/metrics/resource`` there; ``ConnectionError`` or ``PermissionError``
 KubeletConnector = Callable[[str, int], ResourceMetrics]
 #: node name -> that kubelet's answer
 Batch = dict[str, ResourceMetrics]
@@ -71,7 +72,7 @@ class Scraper:
                 continue
             try:
                 batch[name] = self.connect(*target)
-            except ConnectionError as e:
+            except (ConnectionError, PermissionError) as e:
                 failures[name] = str(e)
         for name, err in failures.items():
             if self.failures.get(name) != err:

@@ -121,3 +121,20 @@ async def test_metrics_server_with_its_role_scrapes() -> None:
         await c.advance(40)
         assert ms.scrapes >= 2
         assert len(await c.client.list("pods.metrics.k8s.io", namespace="default")) == 1
+
+
+async def test_the_kubelet_authorizes_the_scrape() -> None:
+    """The kubelet's webhook authorization asks whether the caller may ``get nodes/metrics``: take that rule
+    out of system:metrics-server and every scrape is refused (logged per node), so nothing is served."""
+    async with Cluster(seed=5, nodes=1, image_registry=registry(), metrics_server=False) as c:
+        role = await c.client.get("clusterroles", "system:metrics-server")
+        role["rules"] = [r for r in role["rules"] if r["resources"] != ["nodes/metrics"]]
+        await c.client.replace(role)
+        ms = c.start_metrics_server()
+        await c.client.create(pod("busy", "busy:1", "busy"))
+        await running(c, "busy")
+        await c.advance(40)
+        assert ms.scrapes >= 2
+        assert ms.scraper.failures == {"node-0": "Forbidden (user=system:serviceaccount:kube-system:metrics-server, "
+                                                 "verb=get, resource=nodes, subresource=metrics)"}
+        assert await c.client.list("pods.metrics.k8s.io", namespace="default") == []
