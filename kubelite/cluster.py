@@ -57,9 +57,9 @@ from kubelite.apiserver.auth.user import (
 )
 from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.server import ApiServer
-from kubelite.errors import ApiError
 from kubelite.client import Client
 from kubelite.clock import DEFAULT_IDLE_GRACE, EPOCH, Clock, RealClock, VirtualClock, format_time
+from kubelite.errors import ApiError
 from kubelite.logs import cluster_time
 from kubelite.store import Store
 from kubelite.supervise import ErrorLog, Supervisor, TaskHandle, current_error_log
