@@ -49,7 +49,7 @@ class ResourceMetricsEndpoint:
         self._last = now
         points: list[ContainerPoint] = []
         memory = 0
-        for w in sorted(k.workers.values(), key=lambda w: (w.namespace, w.name)):
+        for w in k.workers.values():
             for rec in w.containers:
                 if rec.step not in (Step.RUNNING, Step.STOPPING) or rec.started_at is None or rec.profile is None:
                     continue

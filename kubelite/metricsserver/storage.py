@@ -40,11 +40,7 @@ class Usage(msgspec.Struct, frozen=True, kw_only=True):
     memory: str
 
 
-class _Point(msgspec.Struct, frozen=True, kw_only=True):
-    timestamp: float
-    start_time: float
-    cumulative_cpu_used: int
-    memory_usage: int
+_Point = ContainerPoint | NodePoint
 
 
 def resource_usage(last: _Point, prev: _Point) -> Usage | None:
@@ -59,11 +55,6 @@ def resource_usage(last: _Point, prev: _Point) -> Usage | None:
                  memory=str(Quantity(last.memory_usage * _NANO, BINARY_SI)))
 
 
-def _point(p: ContainerPoint | NodePoint) -> _Point:
-    return _Point(timestamp=p.timestamp, start_time=p.start_time, cumulative_cpu_used=p.cumulative_cpu_used,
-                  memory_usage=p.memory_usage)
-
-
 PodKey = tuple[str, str]  # (namespace, name)
 
 
@@ -72,10 +63,10 @@ class MetricsStorage:
 
     def __init__(self, *, resolution: float) -> None:
         self.resolution = resolution
-        self._last_pods: dict[PodKey, dict[str, _Point]] = {}
-        self._prev_pods: dict[PodKey, dict[str, _Point]] = {}
-        self._last_nodes: dict[str, _Point] = {}
-        self._prev_nodes: dict[str, _Point] = {}
+        self._last_pods: dict[PodKey, dict[str, ContainerPoint]] = {}
+        self._prev_pods: dict[PodKey, dict[str, ContainerPoint]] = {}
+        self._last_nodes: dict[str, NodePoint] = {}
+        self._prev_nodes: dict[str, NodePoint] = {}
 
     # --- store ---
     def store(self, batch: dict[str, ResourceMetrics]) -> None:
@@ -83,12 +74,12 @@ class MetricsStorage:
         self._store_pods(c for m in batch.values() for c in m.containers)
 
     def _store_nodes(self, nodes: Iterable[tuple[str, NodePoint]]) -> None:
-        last: dict[str, _Point] = {}
-        prev: dict[str, _Point] = {}
+        last: dict[str, NodePoint] = {}
+        prev: dict[str, NodePoint] = {}
         for name, p in nodes:
             if name in last:
                 continue  # "Got duplicate node point"
-            new = last[name] = _point(p)
+            new = last[name] = p
             old = self._last_nodes.get(name)
             if old is None:
                 continue
@@ -101,19 +92,18 @@ class MetricsStorage:
         self._last_nodes, self._prev_nodes = last, prev
 
     def _store_pods(self, containers: Iterable[ContainerPoint]) -> None:
-        last: dict[PodKey, dict[str, _Point]] = {}
-        prev: dict[PodKey, dict[str, _Point]] = {}
+        last: dict[PodKey, dict[str, ContainerPoint]] = {}
+        prev: dict[PodKey, dict[str, ContainerPoint]] = {}
         for c in containers:
             key = (c.namespace, c.pod)
             last_containers = last.setdefault(key, {})
             if c.container in last_containers:
                 continue  # "Got duplicate Container point"
-            new = last_containers[c.container] = _point(c)
+            new = last_containers[c.container] = c
             age = new.timestamp - new.start_time
             if new.start_time < new.timestamp and FRESH_CONTAINER_MIN_RESOLUTION <= age < self.resolution:
-                prev.setdefault(key, {})[c.container] = _Point(
-                    timestamp=new.start_time, start_time=new.start_time, cumulative_cpu_used=0,
-                    memory_usage=new.memory_usage)
+                prev.setdefault(key, {})[c.container] = msgspec.structs.replace(
+                    c, timestamp=new.start_time, cumulative_cpu_used=0)
                 continue
             old = (self._last_pods.get(key) or {}).get(c.container)
             if old is None or not new.start_time < old.timestamp:
