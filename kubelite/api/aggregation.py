@@ -11,6 +11,7 @@ answers from its own memory; it never sees the store. A backend raises :class:`~
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -39,6 +40,6 @@ class APIBackend(Protocol):
         selector does not parse)."""
         ...
 
-    def table(self, info: ResourceInfo, objects: list[dict[str, Any]]) -> dict[str, Any]:
+    def table(self, info: ResourceInfo, objects: builtins.list[dict[str, Any]]) -> dict[str, Any]:
         """The objects as a ``meta.k8s.io/v1`` Table (what ``kubectl get`` asks for)."""
         ...

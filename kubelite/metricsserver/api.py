@@ -14,6 +14,7 @@ Contract (upstream's behaviour):
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from typing import Any
 
@@ -117,7 +118,7 @@ class MetricsAPI:
                 out.append(m)
         return out
 
-    def table(self, info: ResourceInfo, objects: list[dict[str, Any]]) -> dict[str, Any]:
+    def table(self, info: ResourceInfo, objects: builtins.list[dict[str, Any]]) -> dict[str, Any]:
         """``kubectl get podmetrics`` (``pkg/api/table.go``): Name, one column per resource (the pod's containers
         summed), Window."""
         columns = [{"name": "Name", "type": "string", "format": "name", "description": "Name of the resource",
