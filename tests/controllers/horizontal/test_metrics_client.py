@@ -90,7 +90,9 @@ async def test_hpa_without_metrics_permission_is_forbidden() -> None:
 
 
 async def test_hpa_reads_the_metrics_api_that_kubectl_top_reads() -> None:
-    """What the HPA reports as current utilization is what PodMetrics say (kubectl top's numbers)."""
+    """End to end, no fake: kubelets report 400m for pods requesting 200m (200% of a 50% target), metrics-server
+    serves it, the HPA scales to its maximum, and what it reports as current utilization is what PodMetrics
+    say (kubectl top's numbers)."""
     async with Cluster(seed=4, nodes=2, image_registry=busy_registry()) as c:
         await start_hpa(c)
 
