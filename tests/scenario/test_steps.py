@@ -333,7 +333,8 @@ name: netpol
 until: 40s
 cluster: {nodePools: [{count: 2}]}
 manifests:
-%s  - {apiVersion: v1, kind: Pod, metadata: {name: frontend, labels: {role: frontend}},
+""" + web() + """\
+  - {apiVersion: v1, kind: Pod, metadata: {name: frontend, labels: {role: frontend}},
      spec: {containers: [{name: c, image: nginx:1.25}]}}
   - {apiVersion: v1, kind: Pod, metadata: {name: other, labels: {role: other}},
      spec: {containers: [{name: c, image: nginx:1.25}]}}
@@ -350,5 +351,5 @@ steps:
 expect:
   - name: no request from the other pod gets through, the policy denies them
     atEnd: metrics.traffic.sent > 50 and metrics.traffic.succeeded == 0 and metrics.traffic.errors["denied by network policy"] >= metrics.traffic.sent - 10
-""" % web())
+""")
     assert r.passed, [(e.name, e.diagnosis) for e in r.expectations if not e.passed]
