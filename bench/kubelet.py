@@ -91,8 +91,8 @@ async def pods_to_running(nodes: int, n: int, events: bool) -> Bound:
     async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
         reg = ImageRegistry()
         reg.add("app:1", ImageProfile())
-        pool = NodePool(cluster, nodes, registry=reg, events=events, preload=("app:1",))
-        await pool.start()
+        pool = await cluster.add_nodes(nodes, registry=reg, events=events, preload=("app:1",))
+        assert pool is not None
         t0, c0 = time.perf_counter(), time.process_time()
         for i in range(n):
             await cluster.client.create(pod(i, f"node-{i % nodes}", False))
@@ -154,9 +154,9 @@ async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> Hour
         reg = ImageRegistry()
         for image, profile in HOUR_IMAGES.items():
             reg.add(image, profile)
-        pool = NodePool(cluster, nodes, registry=reg, events=events, preload=tuple(HOUR_IMAGES),
-                        capacity={"cpu": "64", "memory": "256Gi", "pods": "110"})
-        await pool.start()
+        pool = await cluster.add_nodes(nodes, registry=reg, events=events, preload=tuple(HOUR_IMAGES),
+                                       capacity={"cpu": "64", "memory": "256Gi", "pods": "110"})
+        assert pool is not None
         for i in range(nodes * per_node):
             await cluster.client.create(pod(i, f"node-{i % nodes}", True, hour_image(i, nodes)))
         await cluster.advance(60)

@@ -45,10 +45,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 import msgspec
 
 from kubelite.apiserver.admission.priority import SYSTEM_PRIORITY_CLASSES
+from kubelite.apiserver.auth.addons import COREDNS, METRICS_SERVER, NETWORK_POLICIES, addon_objects
 from kubelite.apiserver.auth.bootstrap import bootstrap_objects
 from kubelite.apiserver.auth.user import (
     ALL_AUTHENTICATED,
     KUBE_CONTROLLER_MANAGER,
+    KUBE_PROXY,
     KUBE_SCHEDULER,
     UserInfo,
     service_account_user,
@@ -57,14 +59,17 @@ from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.server import ApiServer
 from kubelite.client import Client
 from kubelite.clock import DEFAULT_IDLE_GRACE, EPOCH, Clock, RealClock, VirtualClock, format_time
+from kubelite.errors import ApiError
 from kubelite.logs import cluster_time
 from kubelite.store import Store
 from kubelite.supervise import ErrorLog, Supervisor, TaskHandle, current_error_log
 
 if TYPE_CHECKING:
+    from kubelite.api.resource_metrics import ResourceMetrics
     from kubelite.controllers import Manager
     from kubelite.informer import SharedInformerFactory
     from kubelite.kubelet import Kubelet, NodePool
+    from kubelite.metricsserver import MetricsServer
     from kubelite.network import Network
     from kubelite.scheduler import Scheduler
 from kubelite.watchdog import DEFAULT_PER_OBJECT, DEFAULT_TOTAL, LivelockDetector
@@ -133,7 +138,7 @@ def _bootstrap_payload() -> tuple[tuple[str, str, bytes], ...]:
                                                "status": {"phase": "Active"}})))
     plural = {"ClusterRole": "clusterroles", "ClusterRoleBinding": "clusterrolebindings", "Role": "roles",
               "RoleBinding": "rolebindings"}
-    for obj in bootstrap_objects():
+    for obj in (*bootstrap_objects(), *addon_objects()):
         out.append(("rbac.authorization.k8s.io", plural[obj["kind"]], _encode(obj)))
     # a default StorageClass, as kind and most distributions ship one; the built-in provisioner serves it
     out.append(("storage.k8s.io", "storageclasses", _encode({
@@ -152,22 +157,6 @@ def _bootstrap_payload() -> tuple[tuple[str, str, bytes], ...]:
     return tuple(out)
 
 
-class _KubeletMetrics:
-    """The resource-metrics pipeline (metrics-server scraping kubelets' /metrics/resource) in one call: the
-    HPA asks for a pod's CPU and gets what its kubelet's workload model says, or None if no kubelet runs it."""
-
-    def __init__(self, cluster: Cluster) -> None:
-        self.cluster = cluster
-
-    def pod_cpu_millicores(self, namespace: str, name: str) -> int | None:
-        for pool in self.cluster.node_pools:
-            for kubelet in pool.kubelets.values():
-                usage = kubelet.pod_cpu_millicores(namespace, name)
-                if usage is not None:
-                    return int(usage)
-        return None
-
-
 class Cluster:
     """A whole control plane in this process. See the module docstring."""
 
@@ -177,6 +166,7 @@ class Cluster:
         tune_gc: bool = False, nodes: int | Sequence[Mapping[str, Any]] = 0, scheduler: bool = True,
         controllers: bool | Sequence[str] = True, controller_options: dict[str, Any] | None = None,
         image_registry: Any = None, network: bool = True, proxy_mode: str = "iptables",
+        metrics_server: bool | None = None,
         event_ttl: float | None = 3600.0,
         livelock_per_object: int = DEFAULT_PER_OBJECT, livelock_total: int = DEFAULT_TOTAL,
         idle_grace: float = DEFAULT_IDLE_GRACE,
@@ -186,7 +176,11 @@ class Cluster:
         ``scheduler`` starts the default kube-scheduler; ``controllers`` the built-in controllers (all, or
         the names given; see :data:`kubelite.controllers.kcm.CONTROLLERS`). ``network`` starts the data plane
         (kube-proxy on every node, cluster DNS, the traffic generator: ``cluster.network``), reading the same
-        ``image_registry`` (workload profiles) as the kubelets. ``event_ttl`` is kube-apiserver's ``--event-ttl``
+        ``image_registry`` (workload profiles) as the kubelets; kube-proxy runs as ``system:kube-proxy``, cluster DNS
+        as CoreDNS's service account and NetworkPolicy enforcement as kube-network-policies'. ``metrics_server``
+        starts metrics-server (``cluster.metrics_server``): it scrapes the kubelets every 15 s and serves
+        ``metrics.k8s.io/v1beta1`` through the apiserver, which the HPA and ``kubectl top`` read; by default (None)
+        it runs when kube-controller-manager runs the HPA controller, its in-cluster consumer. ``event_ttl`` is kube-apiserver's ``--event-ttl``
         in seconds (Events expire that long after their last write; None keeps them)."""
         self.seed = seed
         self._tune_gc = tune_gc
@@ -200,6 +194,9 @@ class Cluster:
 
         self.image_registry = image_registry if image_registry is not None else ImageRegistry()
         self._want_network = network
+        self._want_metrics_server = metrics_server
+        #: metrics-server, when it runs (see ``metrics_server``)
+        self.metrics_server: MetricsServer | None = None
         from kubelite.kubelet.ipam import NodeAddresses, cluster_cidr_for
 
         # one IP space per cluster: every node pool (and add_nodes later) draws host IPs and pod CIDRs here
@@ -341,11 +338,19 @@ class Cluster:
         if self._want_network:
             from kubelite.network import Network
 
-            self._network_informers = SharedInformerFactory(
-                self.client.with_field_manager("kube-proxy"), clock=self.clock, rng=self.rng)
+            # kube-proxy (system:node-proxier), CoreDNS and the NetworkPolicy agent, each with its own watches
+            proxy = self.component_client(KUBE_PROXY, field_manager="kube-proxy")
+            self._network_informers = SharedInformerFactory(proxy, clock=self.clock, rng=self.rng)
+            dns = self._component_factory(COREDNS)
+            policy = self._component_factory(NETWORK_POLICIES)
             self.network = Network(self._network_informers, clock=self.clock, rng=self.rng, mode=self._proxy_mode,
-                                   registry=self.image_registry)
+                                   registry=self.image_registry, dns_informers=dns, policy_informers=policy)
             self.network.start()
+        want_metrics = self._want_metrics_server
+        if want_metrics is None:
+            want_metrics = "horizontalpodautoscaling" in self.controllers_started
+        if want_metrics:
+            self.start_metrics_server()
         for spec in self._node_specs:
             await self.add_nodes(**spec)
 
@@ -358,9 +363,6 @@ class Cluster:
         ipam = dict(options.get("nodeipam") or {})
         ipam.setdefault("cluster_cidr", self.node_addresses.cluster_cidr)
         options["nodeipam"] = ipam
-        hpa = dict(options.get("horizontalpodautoscaling") or {})
-        hpa.setdefault("metrics", _KubeletMetrics(self))
-        options["horizontalpodautoscaling"] = hpa
         kcm = self.component_client(KUBE_CONTROLLER_MANAGER, field_manager="kube-controller-manager")
         mgr = Manager(kcm, clock=self.clock, rng=self.rng)
         broadcaster = EventBroadcaster(kcm, clock=self.clock, rng=self.rng)
@@ -405,17 +407,70 @@ class Cluster:
         if count <= 0:
             return None
         from kubelite.kubelet import NodePool
+        from kubelite.kubelet.pool import node_client
 
         if "prefix" not in pool:
             pool["prefix"] = "node" if not self.node_pools else f"node{len(self.node_pools)}"
         pool.setdefault("registry", self.image_registry)
-        nodes = NodePool(self, count, **pool)
+        nodes = NodePool(count, clients=functools.partial(node_client, self.client), clock=self.clock, rng=self.rng,
+                         start_soon=self.start_soon, addresses=self.node_addresses,
+                         cidrs_from_controller="nodeipam" in self.controllers_started, **pool)
         self.node_pools.append(nodes)
         await nodes.start()
+        await self.settle()
         if self.network is not None:
             for name in nodes.kubelets:
                 self.network.add_node(name)
         return nodes
+
+    def start_metrics_server(self) -> MetricsServer:
+        """Install metrics-server (``Cluster(metrics_server=True)`` does at start): it runs as
+        ``system:serviceaccount:kube-system:metrics-server`` and its API is served through the apiserver from now
+        on. A second one is an error (the APIService is taken)."""
+        from kubelite.metricsserver import MetricsServer
+
+        self._require_running()
+        if self.metrics_server is not None:
+            raise RuntimeError("metrics-server is already running")
+        factory = self._component_factory(METRICS_SERVER)
+        ms = MetricsServer(factory, self._kubelet_connector(factory.client.user), clock=self.clock)
+        self.apiserver.aggregator.register(ms.api)
+        self.metrics_server = ms
+        self.start_soon(ms.run, name="metrics-server")
+        return ms
+
+    def _component_factory(self, service_account: str) -> SharedInformerFactory:
+        """An informer factory for a kube-system add-on, as its service account (shut down on exit)."""
+        from kubelite.informer import SharedInformerFactory
+
+        ns, _, name = service_account.removeprefix("system:serviceaccount:").partition(":")
+        client = Client(self.apiserver, user=service_account_user(ns, name), field_manager=name)
+        factory = SharedInformerFactory(client, clock=self.clock, rng=self.rng)
+        self._factories.append(factory)
+        return factory
+
+    def _kubelet_connector(self, user: UserInfo) -> Callable[[str, int], ResourceMetrics]:
+        """``user``'s connection to ``https://<address>:<port>/metrics/resource``: the kubelet whose node has that
+        address (its name or host IP), ``ConnectionError`` as for an unreachable host. The kubelet authorizes the
+        caller as ``--authorization-mode=Webhook`` does (a SubjectAccessReview: ``get nodes/metrics``)."""
+        nodes = self.apiserver.resource("", "nodes")
+
+        def connect(address: str, port: int) -> ResourceMetrics:
+            for pool in self.node_pools:
+                kubelet = pool.kubelets.get(address)
+                if kubelet is None:
+                    kubelet = next((k for k in pool.kubelets.values() if k.host_ip == address), None)
+                if kubelet is None or port != 10250:
+                    continue
+                try:
+                    self.apiserver.authorizer.authorize(user, "get", nodes, "metrics", "", kubelet.node_name)
+                except ApiError:
+                    raise PermissionError(f"Forbidden (user={user.name}, verb=get, resource=nodes, "
+                                          "subresource=metrics)") from None
+                return kubelet.resource_metrics.scrape()
+            raise ConnectionError(f"dial tcp {address}:{port}: connect: no route to host")
+
+        return connect
 
     def kubelet(self, node_name: str) -> Kubelet:
         """The kubelet of a node (for fault switches: ``stop()``, ``start()``, ``break_cni()``, ...)."""

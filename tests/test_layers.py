@@ -19,7 +19,7 @@ from importlinter.cli import lint_imports
 
 ROOT = Path(__file__).resolve().parent.parent / "kubelite"
 
-COMPONENTS = ("informer", "workqueue", "controllers", "scheduler", "kubelet", "network", "events",
+COMPONENTS = ("informer", "workqueue", "controllers", "scheduler", "kubelet", "network", "metricsserver", "events",
               "leaderelection")
 FORBIDDEN_FOR_COMPONENTS = ("kubelite.store", "kubelite.apiserver")
 # (package, modules it must not import): lower layers stay ignorant of the ones above them

@@ -87,3 +87,14 @@ async def test_names_that_match_nothing_are_errors(cluster: Cluster, resource: s
     with pytest.raises(ValueError, match="unknown resource"):
         cluster.apiserver.admission.register(hook, resources=[resource])
     assert cluster.faults.rules == [] and cluster.apiserver.admission.hooks == []
+
+
+async def test_the_client_takes_a_resource_info(cluster: Cluster) -> None:
+    """A ``ResourceInfo`` names a resource for every verb and reads come back as dicts (they were decoded into
+    a ``ResourceInfo`` and failed: ``Object missing required field `group```)."""
+    c = cluster.client
+    info = c.resource_info("configmaps")
+    await c.create(ConfigMap(metadata=ObjectMeta(name="cm"), data={"a": "1"}))
+    got = await c.get(info, "cm", namespace="default")
+    assert got["data"] == {"a": "1"}
+    assert [o["metadata"]["name"] for o in await c.list(info, namespace="default")] == ["cm"]

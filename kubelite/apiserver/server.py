@@ -56,6 +56,7 @@ from kubelite.apiserver.admission.priority import PriorityAdmission
 from kubelite.apiserver.admission.resource_quota import ResourceQuotaAdmission
 from kubelite.apiserver.admission.service_account import ServiceAccountAdmission
 from kubelite.apiserver.admission.taint_nodes_by_condition import TaintNodesByCondition
+from kubelite.apiserver.aggregator import Aggregator
 from kubelite.apiserver.auth.authn import TokenAuthenticator
 from kubelite.apiserver.auth.rbac import RBACAuthorizer
 from kubelite.apiserver.auth.user import UserInfo
@@ -157,6 +158,8 @@ class ApiServer:
             ("", "namespaces", "finalize"): FinalizeREST(self.scope),
             ("certificates.k8s.io", "certificatesigningrequests", "approval"): ApprovalREST(self.scope),
         }
+        # group/versions other API servers serve behind this one (kube-aggregator; metrics-server)
+        self.aggregator = Aggregator(self.registry, self._rest)
         # subresources every kind that lists them serves the same way
         self._generic_subresources: dict[str, REST] = {"status": StatusREST(self.scope), "scale": ScaleREST(self.scope)}
         for info in self.registry:

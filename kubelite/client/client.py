@@ -210,8 +210,8 @@ class Client:
     def _result_type(ref: Any, info: ResourceInfo) -> type | None:
         if isinstance(ref, type) and issubclass(ref, msgspec.Struct):
             return ref
-        if isinstance(ref, msgspec.Struct):
-            return type(ref)
+        if isinstance(ref, msgspec.Struct) and not isinstance(ref, ResourceInfo):
+            return type(ref)  # an object passed in: results come back as its type
         return None
 
     def _out(self, data: bytes, cls: type | None) -> Any:

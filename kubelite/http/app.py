@@ -454,6 +454,11 @@ class ApiApp:
     async def _get(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, name: str,
                    sub: str) -> _Response:
         table = wants_table(req.header("accept"))
+        if table and (info.group, info.version) in self.server.aggregator.backends:
+            # an aggregated API prints its own Table (metrics-server's columns), as the server behind the proxy does
+            resp = await self._handle("get" if name else "list", user, info, namespace, name, sub, options=Options(
+                as_table=True, label_selector=req.q("labelSelector"), field_selector=req.q("fieldSelector")))
+            return _Response(resp.data, content_type=TABLE_MEDIA_TYPE)
         if name:
             resp = await self._handle("get", user, info, namespace, name, sub)
             if table and not sub:

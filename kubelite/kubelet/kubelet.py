@@ -47,6 +47,7 @@ from kubelite.kubelet.ipam import HostLocalIPAM
 from kubelite.kubelet.lifecycle import Step
 from kubelite.kubelet.node import allocatable, initial_node, node_conditions
 from kubelite.kubelet.pod_worker import NodeRuntime, PodWorker, Stage
+from kubelite.kubelet.resource_metrics import ResourceMetricsEndpoint
 from kubelite.kubelet.status import build_status
 from kubelite.kubelet.volumes import VolumeLookup
 from kubelite.supervise import Supervisor, TaskHandle
@@ -139,6 +140,8 @@ class Kubelet:
         self.dns = dns or ServiceDNS()
         self.runtime.resolves = self.dns.resolves
         self.runtime.wait_for_name = self._wait_for_name
+        #: ``GET /metrics/resource`` (what metrics-server scrapes)
+        self.resource_metrics = ResourceMetricsEndpoint(self)
 
     # --- events ---
     def _event(self, ref: Any, type_: str, reason: str, message: str) -> None:
@@ -547,13 +550,6 @@ class Kubelet:
             now = self.clock.now()
             nxt = (int(now // ev.MONITORING_INTERVAL) + 1) * ev.MONITORING_INTERVAL
             self._eviction_timer = self.clock.call_later(nxt - now, self._eviction_tick)
-
-    def pod_cpu_millicores(self, namespace: str, name: str) -> int | None:
-        """The CPU a pod on this node uses now (millicores), or None if the pod is not running here."""
-        for w in self.workers.values():
-            if w.namespace == namespace and w.name == name:
-                return w.cpu_usage()
-        return None
 
     def memory_usage(self) -> int:
         now = self.clock.now()

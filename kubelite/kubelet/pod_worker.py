@@ -37,7 +37,6 @@ from kubelite.workload import (
     PROFILE_ANNOTATION,
     ImageProfile,
     ImageRegistry,
-    cpu_millis,
     plan_run,
     profile_for,
     valid_reference,
@@ -567,12 +566,6 @@ class PodWorker:
             elif rec.step != Step.DONE:
                 self.rt.images.cancel((self.uid, rec.name))
                 rec.move(Step.DONE)
-
-    def cpu_usage(self) -> int:
-        """Millicores the pod's running containers use now, from their image profiles (what the kubelet's
-        resource metrics endpoint would report; there is no cgroup to sample)."""
-        return sum(cpu_millis(rec.profile) for rec in self.containers
-                   if rec.profile is not None and rec.step in (Step.RUNNING, Step.STOPPING))
 
     def _sync_terminating(self, now: float) -> float | None:
         wake: float | None = None

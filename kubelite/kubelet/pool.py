@@ -11,16 +11,18 @@ watches for the whole pool); each has its own pod watch on ``spec.nodeName``.
 Identities: kubelet ``<name>`` talks to the API as ``system:node:<name>`` in ``system:nodes`` (upstream's node
 identity; RBAC's ``system:node`` role stands in for the Node authorizer), so a request a kubelet may not make
 fails. The pool-wide informers and event broadcaster act as the pool's first node.
-The pool needs only a :class:`NodeHost` (the cluster satisfies it): a client to derive identities from, the
-clock, the RNG, and a way to run background tasks and to settle.
+The pool holds only what it needs, each passed in: ``clients`` (node name -> that kubelet's client, e.g.
+:func:`node_client` over a base client), the clock, the RNG, the image registry, the IP space, and
+``start_soon`` (how to run its background tasks; the cluster's supervised task group). It never sees the
+cluster. ``cidrs_from_controller``: kube-controller-manager's node IPAM controller assigns pod CIDRs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from kubelite.client import Client
 from kubelite.clock import Clock
@@ -31,23 +33,12 @@ from kubelite.kubelet.ipam import NodeAddresses, cluster_cidr_for
 from kubelite.kubelet.kubelet import DEFAULT_CAPACITY, LOOKUP_RESOURCES, Kubelet
 from kubelite.workload import ImageRegistry
 
-__all__ = ["NODES_GROUP", "NodeHost", "NodePool", "node_client"]
+__all__ = ["NODES_GROUP", "NodePool", "StartSoon", "node_client"]
 
 NODES_GROUP = "system:nodes"
 
-
-class NodeHost(Protocol):
-    """What a pool needs from whoever runs it."""
-
-    @property
-    def client(self) -> Client: ...
-
-    clock: Clock
-    rng: random.Random
-
-    def start_soon(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any, name: str | None = None) -> Any: ...
-
-    async def settle(self) -> None: ...
+#: runs a background task for the owner's lifetime (``Cluster.start_soon``)
+StartSoon = Callable[..., Any]
 
 
 def node_client(client: Client, node_name: str) -> Client:
@@ -56,31 +47,31 @@ def node_client(client: Client, node_name: str) -> Client:
 
 
 class NodePool:
-    def __init__(self, cluster: NodeHost, n: int, *, prefix: str = "node", capacity: Mapping[str, Any] | None = None,
+    def __init__(self, n: int, *, clients: Callable[[str], Client], clock: Clock, rng: random.Random,
+                 start_soon: StartSoon, addresses: NodeAddresses | None = None, cidrs_from_controller: bool = False,
+                 prefix: str = "node", capacity: Mapping[str, Any] | None = None,
                  zones: Sequence[str] = ("zone-a", "zone-b", "zone-c"), instance_type: str = "kubelite.standard",
                  labels: Mapping[str, str] | None = None, taints: list[dict[str, Any]] | None = None,
                  registry: ImageRegistry | None = None, events: bool = True, preload: tuple[str, ...] = (),
                  cluster_cidr: str | None = None, **kubelet_kw: Any) -> None:
-        self.cluster = cluster
+        self.clock = clock
+        self._start_soon = start_soon
         self.registry = registry or ImageRegistry()
-        addresses = getattr(cluster, "node_addresses", None)
-        if cluster_cidr is not None or not isinstance(addresses, NodeAddresses):
+        if cluster_cidr is not None or addresses is None:
             addresses = NodeAddresses(cluster_cidr or cluster_cidr_for(n))
         self.addresses = addresses
         self.cidrs = addresses.cidrs
         # with kube-controller-manager's node IPAM controller running, nodes register without a pod CIDR and
         # get one from it; otherwise the pool assigns them from the cluster's one allocator (--pod-cidr)
-        from_controller = cluster_cidr is None and "nodeipam" in (getattr(cluster, "controllers_started", None)
-                                                                  or ())
-        pool_client = node_client(cluster.client, f"{prefix}-0")
-        self.informers = SharedInformerFactory(pool_client, clock=cluster.clock, rng=cluster.rng)
+        from_controller = cluster_cidr is None and cidrs_from_controller
+        pool_client = clients(f"{prefix}-0")
+        self.informers = SharedInformerFactory(pool_client, clock=clock, rng=rng)
         self.broadcaster: EventBroadcaster | None = None
         recorder = None
         if events:
             # upstream gives every kubelet its own broadcaster with a 1,000-event queue; one shared broadcaster
             # gets the same total room
-            self.broadcaster = EventBroadcaster(pool_client, clock=cluster.clock, rng=cluster.rng,
-                                                max_queued=1000 * max(1, n))
+            self.broadcaster = EventBroadcaster(pool_client, clock=clock, rng=rng, max_queued=1000 * max(1, n))
         self.kubelets: dict[str, Kubelet] = {}
         self.dns = ServiceDNS()  # one Service lister and one set of name waiters for the pool
         for i in range(n):
@@ -90,7 +81,7 @@ class NodePool:
             node_labels = {"topology.kubernetes.io/zone": zones[i % len(zones)] if zones else "",
                            "node.kubernetes.io/instance-type": instance_type, **(labels or {})}
             self.kubelets[name] = Kubelet(
-                node_client(cluster.client, name), node_name=name, clock=cluster.clock, rng=cluster.rng,
+                clients(name), node_name=name, clock=clock, rng=rng,
                 capacity=capacity or DEFAULT_CAPACITY, labels=node_labels, taints=taints, registry=self.registry,
                 recorder=recorder, informers=self.informers,
                 pod_cidr=None if from_controller else self.cidrs.allocate(name), await_pod_cidr=from_controller,
@@ -114,12 +105,12 @@ class NodePool:
         return len(self.kubelets)
 
     async def start(self) -> None:
-        """Start every kubelet (registering its node) as a background task of the cluster."""
+        """Start every kubelet as a background task (``start_soon``) and let them register their nodes."""
         for r in LOOKUP_RESOURCES:
             self.informers.informer_for(r)
-        self.cluster.start_soon(self._run_informers, name="kubelet-informers")
+        self._start_soon(self._run_informers, name="kubelet-informers")
         if self.broadcaster is not None:
-            self.cluster.start_soon(self.broadcaster.run, name="kubelet-events")
+            self._start_soon(self.broadcaster.run, name="kubelet-events")
         for k in self.kubelets.values():
-            self.cluster.start_soon(k.run, name=f"kubelet-{k.node_name}")
-        await self.cluster.settle()
+            self._start_soon(k.run, name=f"kubelet-{k.node_name}")
+        await self.clock.settle()

@@ -1,4 +1,5 @@
-"""The simulated data plane (layer 5): kube-proxy per node, cluster DNS and a traffic generator.
+"""The simulated data plane (layer 5): kube-proxy per node, cluster DNS, a traffic generator and NetworkPolicy
+enforcement.
 
 Reads through informers only; never writes to the API. Wire it into a cluster with
 :class:`~kubelite.network.network.Network`.
@@ -6,6 +7,7 @@ Reads through informers only; never writes to the API. Wire it into a cluster wi
 
 from kubelite.network.dns import ClusterDNS
 from kubelite.network.network import Network
+from kubelite.network.policy import Peer, PolicySet, compile_policy
 from kubelite.network.proxy import Endpoint, KubeProxy, ServiceTable, programming_delay
 from kubelite.network.traffic import Traffic, TrafficHandle, TrafficReport
 
@@ -14,9 +16,12 @@ __all__ = [
     "Endpoint",
     "KubeProxy",
     "Network",
+    "Peer",
+    "PolicySet",
     "ServiceTable",
     "Traffic",
     "TrafficHandle",
     "TrafficReport",
+    "compile_policy",
     "programming_delay",
 ]

@@ -15,6 +15,11 @@ Contract:
   ``shutdownSeconds`` of graceful shutdown after SIGTERM (capped by the grace period), as the kubelet
   plays it out (see ``docs/workload-profiles.md``). Profiles come from the same ``ImageRegistry`` the
   kubelets use (plus the pod's ``kubelite.io/profile`` annotations).
+- NetworkPolicies apply (:mod:`kubelite.network.policy`): the client is the pod ``from_pod`` (its IP,
+  namespace and labels; it sends from its node) or, by default, a host process on ``from_node`` (matched by
+  policies only through ``ipBlock``, with the node's InternalIP). A connection a policy denies fails with
+  ``denied by network policy`` (the packets are dropped: the client times out). The port a policy sees is the
+  pod's port the connection lands on (the endpoint's port, after kube-proxy's DNAT).
 - Requests are evenly spaced at ``rate_per_s`` on the cluster clock from ``start`` until ``stop()`` or
   ``duration``; the only randomness is the proxies' and the headless pick, from the seeded rng, so a
   seed replays the same outcome.
@@ -25,7 +30,7 @@ Contract:
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgspec
@@ -33,6 +38,7 @@ import msgspec
 from kubelite.clock import Clock, TimerHandle, parse_time
 from kubelite.informer import Indexer, Lister
 from kubelite.network.dns import ClusterDNS
+from kubelite.network.policy import Peer, PolicySet, named_ports
 from kubelite.network.proxy import KubeProxy
 from kubelite.workload import ImageProfile, ImageRegistry, profile_for
 
@@ -50,6 +56,10 @@ NOT_SERVING = "not serving yet"
 HUNG = "hung"
 EXITED = "shut down"
 NODE_DOWN = "node down"
+DENIED = "denied by network policy"
+CLIENT_GONE = "client pod not running"
+
+_ALLOW_ALL = PolicySet((), lambda _ns: None)
 
 
 def pod_ip_index(pod: Any) -> list[str]:
@@ -74,8 +84,10 @@ class TrafficHandle:
     """One running stream of requests. ``stop()`` ends it; ``report()`` may be read at any time."""
 
     def __init__(self, traffic: Traffic, service: str, namespace: str, rate: float, node: str,
-                 port: int | None, until: float | None) -> None:
+                 port: int | None, until: float | None, client: str | None = None) -> None:
         self._t = traffic
+        #: the client pod ("namespace/name"), or None for a host process on ``node``
+        self.client = client
         self.service = service
         self.namespace = namespace
         self.interval = 1.0 / rate
@@ -106,7 +118,7 @@ class TrafficHandle:
         now = self._t.clock.now()
         sec = int(self._n * self.interval + 1e-9)
         self._n += 1
-        pod, err = self._t.send(self.service, self.namespace, self.node, self.port, now)
+        pod, err = self._t.send(self.service, self.namespace, self.node, self.port, now, client=self.client)
         while len(self._ok) <= sec:
             self._ok.append(0)
             self._bad.append(0)
@@ -141,8 +153,12 @@ class Traffic:
     def __init__(
         self, proxies: Mapping[str, KubeProxy], dns: ClusterDNS, pods: Indexer, services: Lister[Any], *,
         clock: Clock, rng: random.Random, registry: ImageRegistry | None = None,
+        policies: Callable[[], PolicySet] | None = None, host_ip: Callable[[str], str] | None = None,
     ) -> None:
         self.proxies = proxies
+        #: the NetworkPolicies in force (none: everything is allowed) and a node's InternalIP
+        self.policies = policies or (lambda: _ALLOW_ALL)
+        self.host_ip = host_ip or (lambda _node: "")
         self.dns = dns
         self.pods = pods
         self.services = services
@@ -154,22 +170,36 @@ class Traffic:
         self.down_nodes: set[str] = set()
 
     def start(self, service: str, namespace: str = "default", rate_per_s: float = 100.0, from_node: str | None = None,
-              duration: float | None = None, *, port: int | None = None) -> TrafficHandle:
+              duration: float | None = None, *, port: int | None = None, from_pod: str | None = None
+              ) -> TrafficHandle:
         """Send ``rate_per_s`` requests per second to ``service`` from ``from_node`` (default: the first
-        node) for ``duration`` seconds (default: until stopped). ``port``: the service port (default: the first)."""
+        node) for ``duration`` seconds (default: until stopped). ``port``: the service port (default: the first).
+        ``from_pod`` (``"namespace/name"``): the client is that pod, on its node (NetworkPolicies see it)."""
         if rate_per_s <= 0:
             raise ValueError("rate_per_s must be positive")
+        if from_pod is not None:
+            client = self.pods.get_by_key(from_pod)
+            if client is None or client.spec is None or not client.spec.node_name:
+                raise KeyError(f"client pod {from_pod!r} is not scheduled")
+            from_node = client.spec.node_name
         node = from_node if from_node is not None else next(iter(self.proxies), None)
         if node is None or node not in self.proxies:
             raise KeyError(f"no kube-proxy on node {from_node!r}")
         until = None if duration is None else self.clock.now() + duration
-        h = TrafficHandle(self, service, namespace, rate_per_s, node, port, until)
+        h = TrafficHandle(self, service, namespace, rate_per_s, node, port, until, from_pod)
         h._schedule()
         return h
 
     # --- one request ---
-    def send(self, service: str, namespace: str, node: str, port: int | None, now: float) -> tuple[str, str | None]:
-        """(pod "ns/name" that answered or "", error reason or None)."""
+    def send(self, service: str, namespace: str, node: str, port: int | None, now: float, *,
+             client: str | None = None) -> tuple[str, str | None]:
+        """(pod "ns/name" that answered or "", error reason or None). ``client``: the sending pod."""
+        if client is not None:
+            src = self._client_peer(client)
+            if src is None:
+                return "", CLIENT_GONE
+        else:
+            src = Peer(ip=self.host_ip(node), node=node)
         ips = self.dns.resolve(f"{service}.{namespace}.svc.{self.dns.domain}")
         if not ips:
             return "", NXDOMAIN
@@ -179,6 +209,10 @@ class Traffic:
             pods = self.pods.by_index(POD_IP_INDEX, ips[self.rng.randrange(len(ips))])
             pod = pods[0] if pods else None
             uid = None
+            sp = next((p for p in (spec.ports or ()) if port is None or p.port == port), None)
+            target = sp.target_port if sp is not None and isinstance(sp.target_port, int) else (
+                sp.port if sp is not None else port)
+            dst_port, proto = target or 0, (sp.protocol if sp is not None else None) or "TCP"
         else:
             sp = None
             for p in (spec.ports if spec is not None else None) or ():
@@ -192,10 +226,19 @@ class Traffic:
                 return "", NO_ENDPOINTS
             pod = self.pods.get_by_key(f"{ep.namespace}/{ep.pod}")
             uid = ep.pod_uid
+            dst_port, proto = ep.port, sp.protocol or "TCP"
         if pod is None or (uid and pod.metadata.uid != uid):
             return "", POD_GONE
+        if not self.policies().allows(src, _pod_peer(pod), dst_port, proto):
+            return "", DENIED
         err = self.serving(pod, now)
         return f"{pod.metadata.namespace}/{pod.metadata.name}", err
+
+    def _client_peer(self, key: str) -> Peer | None:
+        pod = self.pods.get_by_key(key)
+        if pod is None or pod.status is None or not pod.status.pod_ip or pod.status.phase != "Running":
+            return None
+        return _pod_peer(pod)
 
     def serving(self, pod: Any, now: float) -> str | None:
         """None if ``pod`` answers a request at ``now``, else why not (see the module docstring)."""
@@ -239,3 +282,10 @@ class Traffic:
                 self._profiles.clear()
             self._profiles[key] = prof
         return prof
+
+
+def _pod_peer(pod: Any) -> Peer:
+    meta, spec, st = pod.metadata, pod.spec, pod.status
+    return Peer(ip=(st.pod_ip if st is not None else None) or "", namespace=meta.namespace or "",
+                labels=meta.labels or {}, node=(spec.node_name if spec is not None else None) or "",
+                ports=named_ports(spec.containers or () if spec is not None else ()))

@@ -283,6 +283,8 @@ class StartTraffic(_Step, frozen=True, kw_only=True, tag="startTraffic"):
     from_node: str | None = None
     duration: Duration | None = None
     port: int | None = None
+    #: the client pod, "namespace/name" (NetworkPolicies see it); default: a host process on ``fromNode``
+    from_pod: str | None = None
 
 
 class StopTraffic(_Step, frozen=True, kw_only=True, tag="stopTraffic"):

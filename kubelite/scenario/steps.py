@@ -276,9 +276,13 @@ async def _run(ctx: StepContext, step: f.Step) -> str:
         key = f"{step.namespace}/{step.service}"
         if key in ctx.traffic:
             raise StepError(f"traffic to {key} is already running")
-        ctx.traffic[key] = ctx.network.traffic.start(
-            step.service, step.namespace, step.rate, step.from_node,
-            None if step.duration is None else parse_duration(step.duration), port=step.port)
+        try:
+            ctx.traffic[key] = ctx.network.traffic.start(
+                step.service, step.namespace, step.rate, step.from_node,
+                None if step.duration is None else parse_duration(step.duration), port=step.port,
+                from_pod=step.from_pod)
+        except KeyError as e:
+            raise StepError(str(e.args[0])) from None
         return f"traffic to service/{step.service}: {step.rate:g} requests/s"
     if isinstance(step, f.StopTraffic):
         key = f"{step.namespace}/{step.service}"

@@ -381,10 +381,9 @@ REJECTIONS = _rejections()
 
 def _snapshot(cluster: Cluster) -> tuple[int, dict[tuple[str, str, str], bytes]]:
     objects = {}
-    for info in cluster.apiserver.registry:
-        table = cluster.apiserver.table(info)
+    for (_group, plural), table in cluster.apiserver.tables.items():  # aggregated APIs have no table
         for o in cluster.store.list(table).items:
-            objects[(info.plural, o.namespace, o.name)] = o.data
+            objects[(plural, o.namespace, o.name)] = o.data
     return cluster.store.revision, objects
 
 

@@ -24,8 +24,8 @@ def test_micro_time_matches_datetime(t: float) -> None:
 
 
 async def _pool(cluster: Cluster) -> NodePool:
-    pool = NodePool(cluster, 1, events=False)
-    await pool.start()
+    pool = await cluster.add_nodes(1, events=False)
+    assert pool is not None
     return pool
 
 

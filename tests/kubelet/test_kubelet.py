@@ -28,8 +28,8 @@ def ctr(name: str = "app", image: str = "app:1", **kw: Any) -> dict[str, Any]:
 async def start(cluster: Cluster, n: int = 1, **kw: Any) -> NodePool:
     reg = kw.pop("registry", None) or ImageRegistry()
     reg.add("app:1", ImageProfile(size="10Mi"))
-    pool = NodePool(cluster, n, registry=reg, **kw)
-    await pool.start()
+    pool = await cluster.add_nodes(n, registry=reg, **kw)
+    assert pool is not None
     return pool
 
 

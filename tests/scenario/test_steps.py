@@ -388,3 +388,32 @@ expect:
     atEnd: now > 10s
 """)
     assert not r.passed
+
+
+async def test_traffic_from_a_pod_under_network_policy() -> None:
+    """``fromPod``: the client is a pod, so NetworkPolicies apply (``denied by network policy``)."""
+    r = await run("""\
+name: netpol
+until: 40s
+cluster: {nodePools: [{count: 2}]}
+manifests:
+""" + web() + """\
+  - {apiVersion: v1, kind: Pod, metadata: {name: frontend, labels: {role: frontend}},
+     spec: {containers: [{name: c, image: nginx:1.25}]}}
+  - {apiVersion: v1, kind: Pod, metadata: {name: other, labels: {role: other}},
+     spec: {containers: [{name: c, image: nginx:1.25}]}}
+  - apiVersion: networking.k8s.io/v1
+    kind: NetworkPolicy
+    metadata: {name: web-from-frontend}
+    spec:
+      podSelector: {matchLabels: {app: web}}
+      ingress: [{from: [{podSelector: {matchLabels: {role: frontend}}}], ports: [{port: 80}]}]
+steps:
+  - {when: 'count(endpoints("web")) == 2 and pod("other").status.phase == "Running"', action: startTraffic,
+     service: web, rate: 10, fromPod: default/other}
+  - {at: 30s, action: stopTraffic, service: web}
+expect:
+  - name: no request from the other pod gets through, the policy denies them
+    atEnd: metrics.traffic.sent > 50 and metrics.traffic.succeeded == 0 and metrics.traffic.errors["denied by network policy"] >= metrics.traffic.sent - 10
+""")
+    assert r.passed, [(e.name, e.diagnosis) for e in r.expectations if not e.passed]

@@ -49,6 +49,8 @@ _AUTOSCALING, _BATCH, _COORD, _DISCOVERY = "autoscaling", "batch", "coordination
 _EXT, _POLICY, _STORAGE, _NET, _EVENTS = "extensions", "policy", "storage.k8s.io", "networking.k8s.io", "events.k8s.io"
 _CERTIFICATES = "certificates.k8s.io"
 
+_RES_METRICS, _CUSTOM_METRICS, _EXTERNAL_METRICS = "metrics.k8s.io", "custom.metrics.k8s.io", "external.metrics.k8s.io"
+
 _AGG_ADMIN = "rbac.authorization.k8s.io/aggregate-to-admin"
 _AGG_EDIT = "rbac.authorization.k8s.io/aggregate-to-edit"
 _AGG_VIEW = "rbac.authorization.k8s.io/aggregate-to-view"
@@ -284,6 +286,10 @@ def _controller_roles() -> list[tuple[str, list[dict[str, Any]]]]:
             _rule("update", _AUTOSCALING, "horizontalpodautoscalers/status"),
             _rule(("get", "update"), "*", "*/scale"),
             _rule(("list", "watch"), _LEGACY, "pods"),
+            # allow listing resource, custom, and external metrics
+            _rule("list", _RES_METRICS, "pods"),
+            _rule(("get", "list"), _CUSTOM_METRICS, "*"),
+            _rule(("get", "list"), _EXTERNAL_METRICS, "*"),
             _events_rule(),
         ]),
         ("job-controller", [

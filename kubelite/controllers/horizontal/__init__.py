@@ -1,8 +1,8 @@
 """kube-controller-manager's ``horizontalpodautoscaling`` controller (see :mod:`.horizontal`).
 
-Options (``controller_options={"horizontalpodautoscaling": {...}}``): ``metrics``, a
-:class:`MetricsSource` (required for any scaling; see the module docstring of :mod:`.horizontal`), and
-``workers`` (default 5, upstream ``--concurrent-horizontal-pod-autoscaler-syncs``).
+Options (``controller_options={"horizontalpodautoscaling": {...}}``): ``workers`` (default 5, upstream
+``--concurrent-horizontal-pod-autoscaler-syncs``). Metrics come from the ``metrics.k8s.io`` API (see
+:mod:`.horizontal`).
 """
 
 from __future__ import annotations
@@ -10,21 +10,26 @@ from __future__ import annotations
 from typing import Any
 
 from kubelite.api.types import HorizontalPodAutoscaler, Pod
-from kubelite.controllers.horizontal.horizontal import SYNC_PERIOD, HorizontalController, MetricsSource
+from kubelite.controllers.horizontal.horizontal import SYNC_PERIOD, HorizontalController
 from kubelite.controllers.kcm import ControllerContext
 from kubelite.controllers.predicate import GenerationChangedPredicate
 from kubelite.controllers.reconcile import Request
 
-__all__ = ["NAME", "SYNC_PERIOD", "HorizontalController", "MetricsSource", "register"]
+__all__ = ["NAME", "SYNC_PERIOD", "HorizontalController", "register"]
 
 NAME = "horizontalpodautoscaling"
 
 
 def register(ctx: ControllerContext) -> None:
+    unknown = sorted(set(ctx.options.get(NAME, {})) - {"workers"})
+    if unknown:
+        # the metrics source option is gone: metrics come from the metrics.k8s.io API
+        raise ValueError(f"unknown {NAME} controller options {unknown}: the HPA reads metrics from the "
+                         "metrics.k8s.io API (metrics-server, or a backend given to cluster.apiserver.aggregator)")
     pods = ctx.informers.informer_for(Pod).get_indexer()
     ctrl = HorizontalController(
         client=ctx.client, clock=ctx.clock, hpas=ctx.informers.informer_for(HorizontalPodAutoscaler).get_indexer(),
-        pods=pods, recorder=ctx.recorder("horizontal-pod-autoscaler"), metrics=ctx.option(NAME, "metrics", None))
+        pods=pods, recorder=ctx.recorder("horizontal-pod-autoscaler"))
 
     # Upstream requeues each HPA on a fixed resync period; its own status writes must not trigger a sync.
     def none(_obj: Any) -> list[Request]:

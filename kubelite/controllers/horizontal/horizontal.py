@@ -16,15 +16,16 @@ Follows ``pkg/controller/podautoscaler/horizontal.go`` (``reconcileAutoscaler``,
 4. the HPA's status (currentReplicas, desiredReplicas, currentMetrics, lastScaleTime,
    observedGeneration, conditions) is written when it changed.
 
-CPU usage comes from a :class:`MetricsSource` (upstream's resource metrics API, metrics-server). The
-kube-controller-manager has none of its own: whoever builds the cluster passes one as the controller
-option ``metrics``; without one every HPA reports ``FailedGetResourceMetric``. The per-HPA
-stabilization and scale-event memory is in process memory, as upstream's.
+CPU usage is read through the API only: PodMetrics of ``metrics.k8s.io/v1beta1`` listed by the target's
+selector (:mod:`.metrics_client`, upstream's REST metrics client), served by metrics-server behind the
+apiserver. Without a metrics API (or without RBAC to list it) every HPA reports ``FailedGetResourceMetric``
+with upstream's message. The per-HPA stabilization and scale-event memory is in process memory, as
+upstream's.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 import msgspec
 
@@ -39,31 +40,25 @@ from kubelite.controllers.horizontal.behavior import (
     normalize,
     rules_from,
 )
+from kubelite.controllers.horizontal.metrics_client import RESTMetricsClient
 from kubelite.controllers.horizontal.replica_calculator import MetricsError, resource_replicas
 from kubelite.controllers.reconcile import Request, Result
 from kubelite.errors import ApiError, NotFound
 from kubelite.events import EventRecorder
 from kubelite.informer import NAMESPACE_INDEX, Indexer
 
-__all__ = ["SYNC_PERIOD", "HorizontalController", "MetricsSource"]
+__all__ = ["SYNC_PERIOD", "HorizontalController"]
 
 SYNC_PERIOD = 15.0
 CPU_METRIC = "cpu resource utilization (percentage of request)"
 DEFAULT_CPU_UTILIZATION = 80
 
 
-class MetricsSource(Protocol):
-    """What the HPA reads usage from (upstream: the ``metrics.k8s.io`` resource metrics API)."""
-
-    def pod_cpu_millicores(self, namespace: str, name: str) -> int | None:
-        """The pod's current CPU use in millicores, or None if there is no sample for it."""
-        ...
-
-
 class HorizontalController:
-    def __init__(self, *, client: Client, clock: Clock, hpas: Indexer, pods: Indexer, recorder: EventRecorder,
-                 metrics: MetricsSource | None) -> None:
-        self.client, self.clock, self.recorder, self.metrics = client, clock, recorder, metrics
+    def __init__(self, *, client: Client, clock: Clock, hpas: Indexer, pods: Indexer,
+                 recorder: EventRecorder) -> None:
+        self.client, self.clock, self.recorder = client, clock, recorder
+        self.metrics = RESTMetricsClient(client)
         self.hpas, self.pods = hpas, pods
         self.state: dict[str, BehaviorState] = {}
 
@@ -111,7 +106,7 @@ class HorizontalController:
         elif current < min_r:
             desired, reason = min_r, "Current number of replicas below Spec.MinReplicas"
         else:
-            metric = self._metric_desired(hpa, scale, current, conds, status)
+            metric = await self._metric_desired(hpa, scale, current, conds, status)
             if metric is None:
                 return
             if metric > current:
@@ -149,7 +144,7 @@ class HorizontalController:
         return rules_from(behavior.get("scaleUp"), DEFAULT_SCALE_UP), rules_from(behavior.get("scaleDown"),
                                                                                  DEFAULT_SCALE_DOWN)
 
-    def _metric_desired(self, hpa: HorizontalPodAutoscaler, scale: dict[str, Any], current: int,
+    async def _metric_desired(self, hpa: HorizontalPodAutoscaler, scale: dict[str, Any], current: int,
                         conds: dict[str, tuple[str, str, str]], status: dict[str, Any]) -> int | None:
         """``computeReplicasForMetrics`` for the one supported metric; None (conditions set) on failure."""
         spec = hpa.spec
@@ -164,14 +159,17 @@ class HorizontalController:
                 conds["ScalingActive"] = ("False", "InvalidMetricSourceType", msg)
                 return None
             target = res.target.average_utilization
+        ns = hpa.metadata.namespace or ""
         try:
-            if self.metrics is None:
-                raise MetricsError("unable to get metrics for resource cpu: no metrics returned from resource "
-                                   "metrics API")
-            selector = parse_selector((scale.get("status") or {}).get("selector") or "")
-            pods = [p for p in self.pods.by_index(NAMESPACE_INDEX, hpa.metadata.namespace or "")
+            raw_selector = (scale.get("status") or {}).get("selector") or ""
+            selector = parse_selector(raw_selector)
+            try:
+                metrics = await self.metrics.get_resource_metric("cpu", ns, raw_selector)
+            except MetricsError as e:
+                raise MetricsError(f"unable to get metrics for resource cpu: {e}") from None
+            pods = [p for p in self.pods.by_index(NAMESPACE_INDEX, ns)
                     if selector.matches(p.metadata.labels if p.metadata is not None else None)]
-            rec = resource_replicas(current, target, pods, self.metrics.pod_cpu_millicores, self.clock.now())
+            rec = resource_replicas(current, target, pods, metrics, self.clock.now())
         except (MetricsError, ValueError) as e:
             msg = f"failed to get cpu utilization: {e}"
             self.recorder.event(hpa, "Warning", "FailedGetResourceMetric", msg)

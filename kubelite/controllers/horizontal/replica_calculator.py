@@ -2,19 +2,22 @@
 (``GetResourceReplicas``, ``groupPods``, ``calculatePodRequests``) and ``metrics/utilization.go``
 (``GetResourceUtilizationRatio``). Pure: pods, usage and time go in, a recommendation comes out.
 
-Pod grouping (simplified from upstream, which also compares the metric's window with the Ready
-condition's transition time): a pod being deleted or Failed is ignored; a Pending pod, or one that is
-not Ready within the CPU initialization period (5 min after it started), is *unready*; a pod without a
-metric is *missing*; the rest are ready. Then, as upstream: the ratio of the ready pods' usage to their
-requests over the target decides; within the tolerance (0.1) nothing changes; on a scale-up unready
-pods count as using 0% and missing ones 0%; on a scale-down missing ones count as using 100% (or the
-target, if above 100%); if that flips the direction or lands within tolerance, nothing changes.
+Pod grouping (``groupPods``): a pod being deleted or Failed is ignored; a Pending pod is *unready*; a pod
+without a metric is *missing*; a pod without a Ready condition or start time is unready; within the CPU
+initialization period (5 min after it started) a pod is unready if it is not Ready or its sample does not
+cover one whole window since the Ready condition last changed (``timestamp < lastTransitionTime + window``);
+after it, only a pod that is not Ready and has never been Ready (its condition changed within 30 s of the
+start, ``delayOfInitialReadinessStatus``) is unready; the rest are ready. Then, as upstream: the ratio of the
+ready pods' usage to their requests over the target decides; within the tolerance (0.1) nothing changes; on a
+scale-up unready pods count as using 0% and missing ones 0%; on a scale-down missing ones count as using 100%
+(or the target, if above 100%); if that flips the direction or lands within tolerance, nothing changes.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import msgspec
 
@@ -22,10 +25,21 @@ from kubelite.api.quantity import parse_quantity
 from kubelite.api.types import Pod
 from kubelite.clock import parse_time
 
-__all__ = ["CPU_INITIALIZATION_PERIOD", "TOLERANCE", "MetricsError", "Recommendation", "resource_replicas"]
+__all__ = ["CPU_INITIALIZATION_PERIOD", "DELAY_OF_INITIAL_READINESS_STATUS", "TOLERANCE", "MetricsError",
+           "PodMetric", "Recommendation", "resource_replicas"]
 
 TOLERANCE = 0.1
 CPU_INITIALIZATION_PERIOD = 300.0
+#: ``--horizontal-pod-autoscaler-initial-readiness-delay``
+DELAY_OF_INITIAL_READINESS_STATUS = 30.0
+
+
+class PodMetric(NamedTuple):
+    """``PodMetric``: when the sample was taken, over which window, and the value (milli-units)."""
+
+    timestamp: float
+    window: float
+    value: int
 
 
 class MetricsError(Exception):
@@ -51,25 +65,27 @@ def _requests(pod: Pod) -> int:
     return total
 
 
-def _unready(pod: Pod, now: float) -> bool:
+def _unready(pod: Pod, metric: PodMetric, now: float) -> bool:
+    """The CPU part of ``groupPods`` for a pod with a metric."""
     status = pod.status
-    if status is None or status.phase == "Pending":
-        return True
+    assert status is not None
     ready = next((c for c in status.conditions or () if c.type == "Ready"), None)
     if ready is None or not status.start_time:
         return True
-    if parse_time(status.start_time) + CPU_INITIALIZATION_PERIOD > now:
-        return ready.status != "True"
-    return False
+    started = parse_time(status.start_time)
+    transition = parse_time(ready.last_transition_time) if ready.last_transition_time else 0.0
+    if started + CPU_INITIALIZATION_PERIOD > now:
+        return ready.status == "False" or metric.timestamp < transition + metric.window
+    return ready.status == "False" and started + DELAY_OF_INITIAL_READINESS_STATUS > transition
 
 
 def resource_replicas(current_replicas: int, target_utilization: int, pods: Sequence[Pod],
-                      usage: Callable[[str, str], int | None], now: float) -> Recommendation:
-    """``GetResourceReplicas`` for cpu. ``usage(namespace, name)`` is the pod's millicores (None: no metric)."""
+                      usage: Mapping[str, PodMetric], now: float) -> Recommendation:
+    """``GetResourceReplicas`` for cpu. ``usage`` is the pods' metrics by pod name (millicores)."""
     if not pods:
         raise MetricsError("no pods returned by selector while calculating replica count")
     metrics: dict[str, int] = {}
-    requests: dict[str, int] = {}
+    requests = {pod.metadata.name or "": _requests(pod) for pod in pods if pod.metadata is not None}
     unready: list[str] = []
     missing: list[str] = []
     for pod in pods:
@@ -78,14 +94,16 @@ def resource_replicas(current_replicas: int, target_utilization: int, pods: Sequ
         name = meta.name or ""
         if meta.deletion_timestamp or (pod.status is not None and pod.status.phase == "Failed"):
             continue
-        requests[name] = _requests(pod)
-        value = usage(meta.namespace or "", name)
-        if value is None:
+        if pod.status is None or pod.status.phase == "Pending":
+            unready.append(name)
+            continue
+        metric = usage.get(name)
+        if metric is None:
             missing.append(name)
-        elif _unready(pod, now):
+        elif _unready(pod, metric, now):
             unready.append(name)
         else:
-            metrics[name] = value
+            metrics[name] = metric.value
     if not metrics:
         raise MetricsError("did not receive metrics for targeted pods (pods might be unready)")
     ratio, utilization, average = _ratio(metrics, requests, target_utilization)
@@ -118,9 +136,15 @@ def resource_replicas(current_replicas: int, target_utilization: int, pods: Sequ
 
 def _ratio(metrics: dict[str, int], requests: dict[str, int], target: int) -> tuple[float, int, int]:
     """``GetResourceUtilizationRatio``: (usage ratio, utilization %, average millicores)."""
-    used = sum(metrics.values())
-    requested = sum(requests[n] for n in metrics)
+    used = requested = counted = 0
+    for name, value in metrics.items():
+        request = requests.get(name)
+        if request is None:
+            continue
+        used += value
+        requested += request
+        counted += 1
     if requested == 0:
         raise MetricsError("no metrics returned matched known pods")
     utilization = int(used * 100 / requested)
-    return utilization / target, utilization, used // len(metrics)
+    return utilization / target, utilization, used // counted

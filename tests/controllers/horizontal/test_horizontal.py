@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from kubelite.api.metrics import POD_METRICS
 from kubelite.api.types import Pod
 from kubelite.cluster import Cluster
 from kubelite.controllers.horizontal.behavior import (
@@ -15,10 +16,15 @@ from kubelite.controllers.horizontal.behavior import (
     BehaviorState,
     normalize,
 )
-from kubelite.controllers.horizontal.replica_calculator import MetricsError, resource_replicas
+from kubelite.controllers.horizontal.replica_calculator import MetricsError, PodMetric, resource_replicas
 
 START = "2025-01-01T00:00:00Z"
 NOW = 1735689600.0 + 600  # 10 min after START
+
+
+def sample(usage: dict[str, int | None]) -> dict[str, PodMetric]:
+    """Metrics taken just now over a 15 s window (None: the pod has no metric)."""
+    return {name: PodMetric(NOW - 1, 15.0, v) for name, v in usage.items() if v is not None}
 
 
 def mkpod(name: str, *, ready: bool = True, phase: str = "Running", request: str | None = "100m") -> Pod:
@@ -40,20 +46,20 @@ def mkpod(name: str, *, ready: bool = True, phase: str = "Running", request: str
 ], ids=["at-target", "tolerance", "up", "down", "missing-up", "missing-down"])
 def test_resource_replicas(usage: dict[str, int | None], current: int, want: int) -> None:
     pods = [mkpod(n) for n in usage]
-    rec = resource_replicas(current, 100, pods, lambda _ns, name: usage[name], NOW)
+    rec = resource_replicas(current, 100, pods, sample(usage), NOW)
     assert rec.replicas == want
 
 
 def test_unready_pods_count_as_idle_on_scale_up() -> None:
     pods = [mkpod("a"), mkpod("b", phase="Pending")]
-    rec = resource_replicas(2, 50, pods, lambda _ns, name: {"a": 100, "b": 100}[name], NOW)
+    rec = resource_replicas(2, 50, pods, sample({"a": 100, "b": 100}), NOW)
     # ready: 200% of 50% -> ratio 2 (utilization 100); with b at 0: 50/50 -> ratio 1.0 -> no change
     assert (rec.replicas, rec.utilization) == (2, 100)
 
 
 def test_missing_requests_are_an_error() -> None:
     with pytest.raises(MetricsError, match="missing request for cpu in container c of Pod a"):
-        resource_replicas(1, 50, [mkpod("a", request=None)], lambda _ns, _n: 10, NOW)
+        resource_replicas(1, 50, [mkpod("a", request=None)], sample({"a": 10}), NOW)
 
 
 @pytest.mark.parametrize(("current", "desired", "want", "reason"), [
@@ -79,11 +85,34 @@ def test_scale_down_is_stabilized_over_five_minutes() -> None:
 
 
 class FakeMetrics:
-    def __init__(self) -> None:
+    """A metrics.k8s.io backend in place of metrics-server (as upstream's HPA tests use a fake metrics
+    clientset): every pod of the namespace uses ``per_pod`` millicores over a 15 s window ending now."""
+
+    group, version = "metrics.k8s.io", "v1beta1"
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
         self.per_pod = 100
 
-    def pod_cpu_millicores(self, namespace: str, name: str) -> int | None:
-        return self.per_pod
+    def resources(self) -> tuple[Any, ...]:
+        return (POD_METRICS,)
+
+    def get(self, info: Any, namespace: str, name: str) -> dict[str, Any]:
+        raise AssertionError("the HPA lists")
+
+    def list(self, info: Any, namespace: str, label_selector: str | None, field_selector: str | None
+             ) -> list[dict[str, Any]]:
+        now = self.cluster.clock.timestamp()
+        return [{"metadata": {"name": p["metadata"]["name"], "namespace": namespace}, "timestamp": now,
+                 "window": "15s", "containers": [{"name": "c", "usage": {"cpu": f"{self.per_pod}m",
+                                                                          "memory": "10Mi"}}]}
+                for p in self.cluster.apiserver.read_all("", "pods", namespace)]
+
+
+def with_metrics(c: Cluster) -> FakeMetrics:
+    fake = FakeMetrics(c)
+    c.apiserver.aggregator.register(fake)
+    return fake
 
 
 async def _setup(c: Cluster, replicas: int) -> None:
@@ -113,10 +142,9 @@ async def replicas(c: Cluster) -> int:
 
 
 async def test_hpa_scales_up_with_events_and_status() -> None:
-    metrics = FakeMetrics()
-    metrics.per_pod = 100  # 100% of request, target 50% -> ratio 2
-    async with Cluster(seed=1, controllers=["horizontalpodautoscaling"],
-                       controller_options={"horizontalpodautoscaling": {"metrics": metrics}}) as c:
+    async with Cluster(seed=1, controllers=["horizontalpodautoscaling"], metrics_server=False) as c:
+        metrics = with_metrics(c)
+        metrics.per_pod = 100  # 100% of request, target 50% -> ratio 2
         await _setup(c, 2)
         await c.advance(1)
         assert await replicas(c) == 4
@@ -133,10 +161,9 @@ async def test_hpa_scales_up_with_events_and_status() -> None:
 
 
 async def test_hpa_scale_down_waits_for_the_stabilization_window() -> None:
-    metrics = FakeMetrics()
-    metrics.per_pod = 50  # at target
-    async with Cluster(seed=2, controllers=["horizontalpodautoscaling"],
-                       controller_options={"horizontalpodautoscaling": {"metrics": metrics}}) as c:
+    async with Cluster(seed=2, controllers=["horizontalpodautoscaling"], metrics_server=False) as c:
+        metrics = with_metrics(c)
+        metrics.per_pod = 50  # at target
         await _setup(c, 4)
         await c.advance(60)
         assert await replicas(c) == 4
@@ -153,11 +180,14 @@ async def _replicas_are(c: Cluster, n: int) -> bool:
     return await replicas(c) == n
 
 
-async def test_no_metrics_source_reports_failed_get_resource_metric() -> None:
-    async with Cluster(seed=3, controllers=["horizontalpodautoscaling"]) as c:
+async def test_no_metrics_api_reports_failed_get_resource_metric() -> None:
+    async with Cluster(seed=3, controllers=["horizontalpodautoscaling"], metrics_server=False) as c:
         await _setup(c, 2)
         await c.advance(1)
         h = await c.client.get("horizontalpodautoscalers.autoscaling", "web", namespace="default")
-        conds = {x["type"]: (x["status"], x["reason"]) for x in h["status"]["conditions"]}
-        assert conds["ScalingActive"] == ("False", "FailedGetResourceMetric")
+        conds = {x["type"]: (x["status"], x["reason"], x["message"]) for x in h["status"]["conditions"]}
+        assert conds["ScalingActive"] == (
+            "False", "FailedGetResourceMetric", "the HPA was unable to compute the replica count: failed to get cpu "
+            "utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics "
+            "API: the server could not find the requested resource")
         assert await replicas(c) == 2
