@@ -52,6 +52,8 @@ class StrategySet:
             ("networking.k8s.io", "ingressclasses"): GenerationStrategy,
             ("flowcontrol.apiserver.k8s.io", "flowschemas"): GenerationStrategy,
             ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations"): GenerationStrategy,
+            ("admissionregistration.k8s.io", "validatingadmissionpolicies"): GenerationStrategy,
+            ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"): GenerationStrategy,
             ("apps", "deployments"): DeploymentStrategy,
             ("apps", "replicasets"): GenerationStrategy,
             ("apps", "statefulsets"): GenerationStrategy,
