@@ -22,8 +22,10 @@ Follows ``k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go`
 
 Rules compile and run in the apiserver's CEL environment (:mod:`kubelite.apiserver.cel`: cel-python plus
 Kubernetes' library: quantity, format, lists, strings, regex, URLs, IP/CIDR, optional). A CRD whose rule
-does not compile is rejected at creation (:func:`compile_errors`). Not done: upstream's static cost
-estimation at CRD creation (``estimated rule cost exceeds budget``).
+does not compile is rejected at creation (:func:`compile_errors`), and so is one whose static worst-case
+cost estimate exceeds upstream's ``StaticEstimatedCostLimit`` (``estimated rule cost exceeds budget by
+factor of ...``; :mod:`kubelite.apiserver.cel.estimate`, an approximation of cel-go's estimator). Not done:
+the CRD-wide total estimate (``StaticEstimatedCRDCostLimit``).
 """
 
 from __future__ import annotations
@@ -43,9 +45,10 @@ from kubelite.apiserver.cel import (
     is_true,
     to_cel,
 )
+from kubelite.apiserver.cel.estimate import STATIC_COST_LIMIT, cost_error_message, estimate_cost
 from kubelite.errors import FieldError
 
-__all__ = ["compile_errors", "has_rules", "validate_rules"]
+__all__ = ["STATIC_COST_LIMIT", "compile_errors", "cost_error_message", "estimated_cost", "has_rules", "validate_rules"]
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
 _VARIABLES = ("self", "oldSelf")
@@ -68,6 +71,11 @@ def compile_errors(text: str) -> str | None:
     except CompileError as e:
         return str(e)
     return None
+
+
+def estimated_cost(text: str, node: Mapping[str, Any]) -> int:
+    """The static worst-case cost of a (compiling) rule on schema ``node`` (:mod:`kubelite.apiserver.cel.estimate`)."""
+    return estimate_cost(compile_expression(text, _VARIABLES).ast, node)
 
 
 def _evaluate(rule: str, activation: Mapping[str, Any], budget: _Budget) -> tuple[Any, str | None]:

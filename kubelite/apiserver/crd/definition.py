@@ -10,8 +10,9 @@ Contract:
   subresources and selectable fields that are identical across all versions are reported
   under ``spec.validation`` / ``spec.subresources`` / ``spec.selectableFields``; otherwise
   under ``spec.versions[i]``.
-- ``x-kubernetes-validations`` rules and messageExpressions are compiled (a rule that does not compile is
-  rejected); left out: their static cost estimate,
+- ``x-kubernetes-validations`` rules and messageExpressions are compiled and their worst-case cost
+  estimated (a rule that does not compile, or whose estimate exceeds 10,000,000, is rejected); left out: the
+  CRD-wide cost total,
   conversion-webhook URL/service/CA details, ``status`` (accepted names, stored versions) and
   validation of metadata inside schema defaults.
 - :class:`CustomResourceSchema` is an immutable bundle of what the request path needs for one
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubelite.api.schema import Schema
-from kubelite.apiserver.crd.cel import compile_errors
+from kubelite.apiserver.crd.cel import STATIC_COST_LIMIT, compile_errors, cost_error_message, estimated_cost
 from kubelite.apiserver.crd.defaulting import deep_copy_json
 from kubelite.apiserver.crd.pruning import prune
 from kubelite.apiserver.crd.structural import check_openapi_schema, check_structural
@@ -308,7 +309,13 @@ def _rule_compile_errors(node: Mapping[str, Any], path: str) -> list[FieldError]
             if isinstance(text, str) and text.strip():
                 err = compile_errors(text)
                 if err is not None:
-                    errs.append(FieldError.invalid(f"{rp}.{key}", text, f"{'compilation failed' if key == 'rule' else 'messageExpression compilation failed'}: {err}"))
+                    what = "compilation failed" if key == "rule" else "messageExpression compilation failed"
+                    errs.append(FieldError.invalid(f"{rp}.{key}", text, f"{what}: {err}"))
+                    continue
+                cost = estimated_cost(text, node)
+                if cost > STATIC_COST_LIMIT:
+                    name = "estimated rule cost" if key == "rule" else "estimated messageExpression cost"
+                    errs.append(FieldError.forbidden(f"{rp}.{key}", cost_error_message(name, cost, STATIC_COST_LIMIT)))
     for key in ("properties", "patternProperties"):
         for name, child in _map(node.get(key)).items():
             if isinstance(child, Mapping):

@@ -466,3 +466,29 @@ async def test_cost_limit_exceeded_is_an_error_under_the_failure_policy(cluster:
     p["spec"]["failurePolicy"] = "Ignore"
     await cluster.client.replace(p)
     await cluster.client.create(config_map("big", blob=blob))
+
+
+async def test_status_type_checking_warnings(cluster: Cluster) -> None:
+    """typechecking.go: fields the matched kind does not declare are reported in status.typeChecking, with
+    cel-go's issue text (the docs' ``object.replicas`` example); wildcard rules are not checked."""
+    p = await cluster.client.create(policy(validations=[
+        {"expression": "object.replicas > 1"},
+        {"expression": "object.spec.replicas > 1 && object.metadata.labels.app != ''"},
+        {"expression": "true", "messageExpression": "'x' + object.spec.template.spec.nodeSelectr.zone"},
+    ]))
+    assert p["status"] == {"observedGeneration": 1, "typeChecking": {"expressionWarnings": [
+        {"fieldRef": "spec.validations[0].expression",
+         "warning": "apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'replicas'\n"
+                    " | object.replicas > 1\n | ......^\n"},
+        {"fieldRef": "spec.validations[2].messageExpression",
+         "warning": "apps/v1, Kind=Deployment: ERROR: <input>:1:32: undefined field 'nodeSelectr'\n"
+                    " | 'x' + object.spec.template.spec.nodeSelectr.zone\n"
+                    " | ...............................^\n"},
+    ]}}
+    p["spec"]["validations"] = [{"expression": "object.spec.replicas > 1"}]
+    p = await cluster.client.replace(p)
+    assert p["status"] == {"observedGeneration": 2, "typeChecking": {}}
+    wild = await cluster.client.create(policy(name="wild", matchConstraints={"resourceRules": [
+        {"apiGroups": ["*"], "apiVersions": ["*"], "operations": ["*"], "resources": ["*"]}]},
+        validations=[{"expression": "object.nonExisting"}]))
+    assert wild["status"]["typeChecking"] == {}

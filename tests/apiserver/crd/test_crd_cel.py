@@ -180,3 +180,28 @@ async def test_rule_cost_over_the_per_call_limit_stops_validation(cluster: Clust
     assert ("spec.blob: Invalid value: \"string\": 'operation cancelled: actual cost limit exceeded': no further "
             "validation rules will be run due to call cost exceeds limit for rule: self.indexOf('z') < 0") in msg
     assert "never reached" not in msg
+
+
+@pytest.mark.parametrize(("items", "rule", "rejected"), [
+    ({"type": "array", "items": {"type": "string"}}, "self.all(x, x.startsWith('a'))", True),
+    ({"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 64}},
+     "self.all(x, x.startsWith('a'))", False),
+    ({"type": "array", "items": {"type": "string", "maxLength": 10}}, "self.all(x, self.exists(y, x == y))", True),
+    ({"type": "array", "maxItems": 100, "items": {"type": "string", "maxLength": 10}},
+     "self.all(x, self.exists(y, x == y))", False),
+    ({"type": "string"}, "self.startsWith('a')", False),
+], ids=["unbounded-list-of-strings", "bounded", "nested-unbounded", "nested-bounded", "unbounded-string-scan"])
+async def test_estimated_rule_cost_at_crd_creation(cluster: Cluster, items: dict[str, Any], rule: str,
+                                                   rejected: bool) -> None:
+    """ValidateCustomResourceDefinition's static cost check (StaticEstimatedCostLimit 10,000,000): rules over
+    unbounded lists and strings are rejected until maxItems/maxLength bound them, with upstream's message."""
+    schema = {"type": "object", "properties": {"names": {**items, "x-kubernetes-validations": [{"rule": rule}]}}}
+    crd = _crd_with("bounded", schema)
+    if not rejected:
+        await cluster.client.create(crd)
+        return
+    with pytest.raises(Invalid) as info:
+        await cluster.client.create(crd)
+    assert ("spec.validation.openAPIV3Schema.properties[spec].properties[names].x-kubernetes-validations[0].rule: "
+            "Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or "
+            "adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)") in str(info.value)
