@@ -176,10 +176,12 @@ class ValidatingAdmissionPolicyPlugin:
             bindings.setdefault(str((b.get("spec") or {}).get("policyName") or ""), []).append(b)
         denied: list[tuple[str, str | None, str, str]] = []  # (policy, binding, message, reason)
         failures: list[dict[str, Any]] = []
-        namespace_obj: Any = None
-        namespace_read = False
-        for obj in sorted(self.reader.read_all(_GROUP, "validatingadmissionpolicies"),
-                          key=lambda o: o["metadata"]["name"]):
+        shared: dict[str, Any] | None = None
+        policies = self.reader.read_all(_GROUP, "validatingadmissionpolicies")
+        if len(self._compiled) > len(policies):  # forget deleted policies
+            live = {o["metadata"]["name"] for o in policies}
+            self._compiled = {k: v for k, v in self._compiled.items() if k in live}
+        for obj in sorted(policies, key=lambda o: o["metadata"]["name"]):
             name = obj["metadata"]["name"]
             if name not in bindings:
                 continue
@@ -199,11 +201,10 @@ class ValidatingAdmissionPolicyPlugin:
                     if policy.failure == "Fail":
                         denied.append((name, bname, f"failed to configure binding: {e.message}", "Invalid"))
                     continue
-                if not namespace_read:
-                    namespace_obj = self._namespace_object(req)
-                    namespace_read = True
+                if shared is None:
+                    shared = self._shared(req)
                 for param in params:
-                    self._evaluate(policy, bname, actions, req, param, namespace_obj, denied, failures, annotations)
+                    self._evaluate(policy, bname, actions, req, param, shared, denied, failures, annotations)
             for key, values in annotations.items():
                 req.audit_annotations[f"{name}/{key}"] = ", ".join(values)
         if failures:
@@ -268,23 +269,24 @@ class ValidatingAdmissionPolicyPlugin:
         return {"metadata": {k: meta[k] for k in keep if k in meta}, "spec": ns.get("spec") or {},
                 "status": ns.get("status") or {}}
 
-    def _activation(self, policy: _Policy, req: AdmissionRequest, param: Any, namespace_obj: Any) -> dict[str, Any]:
+    def _shared(self, req: AdmissionRequest) -> dict[str, Any]:
+        """The variables every policy and binding of one request shares, converted to CEL once."""
         act: dict[str, Any] = {
             "object": to_cel(req.object) if req.object is not None else None,
             "oldObject": to_cel(req.old_object) if req.old_object is not None else None,
             "request": to_cel(_request(req)),
-            "params": to_cel(param) if param is not None else None,
-            "namespaceObject": to_cel(namespace_obj) if namespace_obj is not None else None,
-            "variables": celtypes.MapType({}),
         }
+        namespace_obj = self._namespace_object(req)
+        act["namespaceObject"] = to_cel(namespace_obj) if namespace_obj is not None else None
         if self.authorize is not None:
             act["authorizer"] = authorizer_value(req.user, self.authorize)
         return act
 
     def _evaluate(self, policy: _Policy, binding: str, actions: Sequence[str], req: AdmissionRequest, param: Any,
-                  namespace_obj: Any, denied: list[tuple[str, str | None, str, str]], failures: list[dict[str, Any]],
-                  annotations: dict[str, list[str]]) -> None:
-        run = _Run(policy, self._activation(policy, req, param, namespace_obj))
+                  shared: dict[str, Any], denied: list[tuple[str, str | None, str, str]],
+                  failures: list[dict[str, Any]], annotations: dict[str, list[str]]) -> None:
+        run = _Run(policy, {**shared, "params": to_cel(param) if param is not None else None,
+                            "variables": celtypes.MapType({})})
 
         def violate(index: int, message: str, reason: str) -> None:
             for action in actions:

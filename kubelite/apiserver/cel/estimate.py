@@ -22,6 +22,8 @@ from typing import Any
 
 import lark
 
+from kubelite.apiserver.cel.environment import PASS_THROUGH, ident_name
+
 __all__ = ["STATIC_COST_LIMIT", "cost_error_message", "estimate_cost"]
 
 #: upstream StaticEstimatedCostLimit (apiextensions validation)
@@ -33,8 +35,6 @@ _STRING_FUNCTIONS = frozenset({"contains", "startsWith", "endsWith", "matches", 
                                "reverse", "quantity", "isQuantity", "url", "isURL", "ip", "isIP", "cidr", "isCIDR",
                                "validate", "charAt", "join"})
 _LIST_FUNCTIONS = frozenset({"isSorted", "sum", "min", "max", "indexOf", "lastIndexOf", "join"})
-_PASS_THROUGH = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication",
-                           "unary", "member", "primary", "exprlist", "paren_expr", "literal"})
 _STRING_SCHEMA: Mapping[str, Any] = {"type": "string"}
 
 
@@ -83,21 +83,11 @@ def _field(raw: Mapping[str, Any] | None, name: str) -> Mapping[str, Any] | None
     return extra if isinstance(extra, Mapping) else None
 
 
-def _ident(node: Any) -> str | None:
-    while isinstance(node, lark.Tree):
-        if node.data == "ident":
-            return str(node.children[0])
-        if len(node.children) != 1:
-            return None
-        node = node.children[0]
-    return None
-
-
 def _estimate(node: Any, env: Mapping[str, Mapping[str, Any] | None]) -> tuple[int, Mapping[str, Any] | None]:
     """(worst-case cost, schema of the value or None when unknown)."""
     if not isinstance(node, lark.Tree):
         return 0, None
-    own = 0 if (node.data in _PASS_THROUGH and len(node.children) == 1) else 1
+    own = 0 if (node.data in PASS_THROUGH and len(node.children) == 1) else 1
     if node.data == "ident":
         return 1, env.get(str(node.children[0]))
     if node.data == "member_dot":
@@ -109,7 +99,7 @@ def _estimate(node: Any, env: Mapping[str, Mapping[str, Any] | None]) -> tuple[i
         args = list(node.children[2].children) if len(node.children) > 2 and isinstance(node.children[2], lark.Tree) \
             else []
         if method in _MACROS and len(args) >= 2:
-            var = _ident(args[0])
+            var = ident_name(args[0])
             inner = {**env, var: _element(target)} if var else env
             body = sum(_estimate(a, inner)[0] for a in args[1:])
             result = target if method == "filter" else None
