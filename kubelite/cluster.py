@@ -133,7 +133,9 @@ def _bootstrap_payload() -> tuple[tuple[str, str, bytes], ...]:
     """(group, plural, encoded object) for every bootstrap object, built once per process."""
     out: list[tuple[str, str, bytes]] = []
     for ns in SYSTEM_NAMESPACES:
-        out.append(("", "namespaces", _encode({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns},
+        # the label the namespace strategy gives every Namespace (kube-apiserver creates these through the API)
+        meta = {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}
+        out.append(("", "namespaces", _encode({"apiVersion": "v1", "kind": "Namespace", "metadata": meta,
                                                "spec": {"finalizers": ["kubernetes"]},
                                                "status": {"phase": "Active"}})))
     plural = {"ClusterRole": "clusterroles", "ClusterRoleBinding": "clusterrolebindings", "Role": "roles",

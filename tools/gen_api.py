@@ -47,6 +47,9 @@ ROOTS: tuple[str, ...] = (
     *("io.k8s.api.networking.v1." + k for k in ("Ingress", "IngressClass", "NetworkPolicy")),
     *("io.k8s.api.flowcontrol.v1." + k for k in ("FlowSchema", "PriorityLevelConfiguration")),
     "io.k8s.api.certificates.v1.CertificateSigningRequest",
+    *("io.k8s.api.admissionregistration.v1." + k for k in (
+        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+    )),
     *("io.k8s.api.apps.v1." + k for k in (
         "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision",
     )),
@@ -109,7 +112,8 @@ _API_NAME = re.compile(r"io\.k8s\.api\.([a-z0-9]+)\.(v[a-z0-9]+)\.[A-Za-z0-9]+")
 # A field must not shadow a module name that annotations refer to (msgspec resolves string
 # annotations with the class namespace in scope).
 _API_NAME_MODULE = re.compile(r"(core|apps|batch|meta|apiextensions|scheduling|policy|storage|rbac|"
-                              r"discovery|coordination|autoscaling|networking|flowcontrol|certificates|resource|apiregistration)_v[0-9][a-z0-9]*")
+                              r"discovery|coordination|autoscaling|networking|flowcontrol|certificates|resource|apiregistration|"
+                              r"admissionregistration)_v[0-9][a-z0-9]*")
 
 _DROP_KEYS = frozenset({"description", "oneOf"})
 _SCALAR_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}

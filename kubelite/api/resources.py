@@ -180,6 +180,11 @@ BUILTIN: tuple[ResourceInfo, ...] = (
     _builtin("", "v1", t.Secret, "secrets"),
     _builtin("", "v1", t.ServiceAccount, "serviceaccounts", short=("sa",)),
     _builtin("", "v1", t.Service, "services", short=("svc",), categories=_ALL, sub=_STATUS),
+    # admissionregistration.k8s.io/v1
+    _builtin("admissionregistration.k8s.io", "v1", t.ValidatingAdmissionPolicy, "validatingadmissionpolicies",
+             namespaced=False, categories=("api-extensions",), sub=_STATUS),
+    _builtin("admissionregistration.k8s.io", "v1", t.ValidatingAdmissionPolicyBinding,
+             "validatingadmissionpolicybindings", namespaced=False, categories=("api-extensions",)),
     # apiextensions.k8s.io/v1
     _builtin("apiextensions.k8s.io", "v1", t.CustomResourceDefinition, "customresourcedefinitions",
              namespaced=False, short=("crd", "crds"), categories=("api-extensions",), sub=_STATUS),

@@ -109,3 +109,7 @@ class AdmissionRequest(msgspec.Struct, kw_only=True):
     user: UserInfo
     dry_run: bool = False
     options: dict[str, Any] = msgspec.field(default_factory=dict)
+    #: warnings for the response's ``Warning`` headers (validating admission policies with ``Warn``)
+    warnings: list[str] = msgspec.field(default_factory=list)
+    #: the audit annotations admission sets (``<policy>/<key>``, ``validation.policy.admission.k8s.io/...``)
+    audit_annotations: dict[str, str] = msgspec.field(default_factory=dict)

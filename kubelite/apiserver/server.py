@@ -56,6 +56,7 @@ from kubelite.apiserver.admission.priority import PriorityAdmission
 from kubelite.apiserver.admission.resource_quota import ResourceQuotaAdmission
 from kubelite.apiserver.admission.service_account import ServiceAccountAdmission
 from kubelite.apiserver.admission.taint_nodes_by_condition import TaintNodesByCondition
+from kubelite.apiserver.admission.validating_admission_policy import ValidatingAdmissionPolicyPlugin
 from kubelite.apiserver.aggregator import Aggregator
 from kubelite.apiserver.auth.authn import TokenAuthenticator
 from kubelite.apiserver.auth.rbac import RBACAuthorizer
@@ -121,9 +122,13 @@ class ApiServer:
                 NamespaceLifecycle(reader), limit_ranger, ServiceAccountAdmission(reader), TaintNodesByCondition(),
                 PriorityAdmission(reader), DefaultTolerationSeconds(), DefaultStorageClass(reader),
             ],
-            # upstream's order: LimitRanger validates early, ResourceQuota is always the last plugin
+            # upstream's order (kube-apiserver's AllOrderedPlugins): LimitRanger early, the certificate plugins,
+            # then ValidatingAdmissionPolicy; ResourceQuota is always the last plugin
             validating=[limit_ranger, CertificateApproval(self.rbac), CertificateSigning(self.rbac),
-                        CertificateSubjectRestriction(), ResourceQuotaAdmission(reader)],
+                        CertificateSubjectRestriction(),
+                        ValidatingAdmissionPolicyPlugin(reader, resolve_kind=self._resolve_kind,
+                                                        authorize=self.rbac.authorize),
+                        ResourceQuotaAdmission(reader)],
         )
         self.crs = CustomResources(tables=self.tables, clock=clock)
         # the service REST storage's ClusterIP and NodePort allocators (pkg/registry/core/service)
@@ -201,6 +206,14 @@ class ApiServer:
             if generic is not None:
                 return generic
         raise NotFound.make("the server could not find the requested resource")
+
+    def _resolve_kind(self, api_version: str, kind: str) -> tuple[str, str, bool] | None:
+        """A policy's ``paramKind`` as (group, plural, namespaced), None if no served resource has it."""
+        try:
+            info = self.registry.by_kind(api_version, kind)
+        except KeyError:
+            return None
+        return info.group, info.plural, info.namespaced
 
     # --- ObjectReader for admission plugins ---
     def read(self, group: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:

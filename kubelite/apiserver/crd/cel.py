@@ -10,92 +10,89 @@ Follows ``k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go`
   the message is ``message``, else the string ``messageExpression`` evaluates to (an expression that fails or
   yields an empty string falls back to ``message`` / the default), else ``failed rule: <rule>``; ``reason``
   (FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate) picks the error type.
-- A rule that cannot be compiled or evaluated (a no-such-key selection without ``has()``) is reported as
-  upstream reports runtime errors, as an Invalid value on the node naming the rule.
+- A rule that fails at runtime is reported as upstream reports it, as an Invalid value on the node:
+  ``<error> evaluating rule: <message or rule>`` (``no such key: x`` for a selection without ``has()``),
+  or ``'no such overload': call arguments did not match ...``.
+- **Cost limits** (upstream ``PerCallLimit`` and ``RuntimeCELCostBudget``): one rule may spend 1,000,000
+  units, all rules of one object 10,000,000; past either, that error is reported and no further rules run
+  (``'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call
+  cost exceeds limit for rule: ...`` / ``validation failed due to running out of cost budget, no further
+  validation rules will be run``). Units are those of :mod:`kubelite.apiserver.cel.environment`, an
+  approximation of cel-go's.
 
-The CEL implementation is cel-python (``celpy``): pure Python, maintained, with CEL's standard library and
-macros (``has``, ``all``, ``exists``, ``exists_one``, ``map``, ``filter``, ``size``, string functions).
-Kubernetes' library functions are partial: ``isQuantity`` is provided; ``quantity()`` objects, the ``format``
-library and upstream's static cost estimation are not (see the module's tests for what is covered).
-Compiled programs are cached per rule text.
+Rules compile and run in the apiserver's CEL environment (:mod:`kubelite.apiserver.cel`: cel-python plus
+Kubernetes' library: quantity, format, lists, strings, regex, URLs, IP/CIDR, optional). A CRD whose rule
+does not compile is rejected at creation (:func:`compile_errors`), and so is one whose static worst-case
+cost estimate exceeds upstream's ``StaticEstimatedCostLimit`` (``estimated rule cost exceeds budget by
+factor of ...``; :mod:`kubelite.apiserver.cel.estimate`, an approximation of cel-go's estimator). Not done:
+the CRD-wide total estimate (``StaticEstimatedCRDCostLimit``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
-import sys
 from collections.abc import Mapping
 from typing import Any
 
-import celpy
-from celpy import celtypes
-from celpy.adapter import json_to_cel
-from celpy.evaluation import CELEvalError
-
-from kubelite.api.quantity import parse_quantity
+from kubelite.apiserver.cel import (
+    PER_CALL_LIMIT,
+    RUNTIME_BUDGET,
+    CompileError,
+    EvalError,
+    OutOfBudget,
+    compile_expression,
+    is_true,
+    to_cel,
+)
+from kubelite.apiserver.cel.estimate import STATIC_COST_LIMIT, cost_error_message, estimate_cost
 from kubelite.errors import FieldError
-from kubelite.memo import BoundedCache
 
-__all__ = ["has_rules", "validate_rules"]
+__all__ = ["STATIC_COST_LIMIT", "compile_errors", "cost_error_message", "estimated_cost", "has_rules", "validate_rules"]
 
-
-
-def _environment() -> celpy.Environment:
-    """celpy's Environment raises the process-wide recursion limit to 2500 as a side effect; kubelite's depth
-    guards rely on the interpreter's limit (the client turns a RecursionError into a 400), so it is restored.
-    Rules are parsed well within the default limit."""
-    limit = sys.getrecursionlimit()
-    try:
-        return celpy.Environment()
-    finally:
-        sys.setrecursionlimit(limit)
-
-
-_ENV = _environment()
-#: rule text -> compiled program (or the compile error's message)
-_PROGRAMS: BoundedCache[str, Any] = BoundedCache("apiserver.crd.cel_programs", maxsize=2048)
 _OLD_SELF = re.compile(r"\boldSelf\b")
+_VARIABLES = ("self", "oldSelf")
+_OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
 
 
-def _is_quantity(value: Any) -> celtypes.BoolType:
+class _Budget:
+    """What the rules of one object may still spend (upstream ``RuntimeCELCostBudget``)."""
+
+    __slots__ = ("remaining",)
+
+    def __init__(self) -> None:
+        self.remaining = RUNTIME_BUDGET
+
+
+def compile_errors(text: str) -> str | None:
+    """cel-go's message when a rule does not compile, else None (CRD creation rejects such rules)."""
     try:
-        parse_quantity(str(value))
-    except (TypeError, ValueError):
-        return celtypes.BoolType(False)
-    return celtypes.BoolType(True)
+        compile_expression(text, _VARIABLES)
+    except CompileError as e:
+        return str(e)
+    return None
 
 
-_FUNCTIONS: dict[str, Any] = {"isQuantity": _is_quantity}
+def estimated_cost(text: str, node: Mapping[str, Any]) -> int:
+    """The static worst-case cost of a (compiling) rule on schema ``node`` (:mod:`kubelite.apiserver.cel.estimate`)."""
+    return estimate_cost(compile_expression(text, _VARIABLES).ast, node)
 
 
-def _program(rule: str) -> Any:
-    hit = _PROGRAMS.get(rule)
-    if hit is None:
-        try:
-            hit = _ENV.program(_ENV.compile(rule), functions=_FUNCTIONS)
-        except Exception as e:  # celpy raises its own parse errors; any of them means "does not compile"
-            hit = f"compilation failed: {e}"
-        _PROGRAMS.put(rule, hit)
-    return hit
-
-
-def _evaluate(rule: str, activation: Mapping[str, Any]) -> tuple[Any, str | None]:
-    """(result, None) or (None, error message)."""
-    program = _program(rule)
-    if isinstance(program, str):
-        return None, program
+def _evaluate(rule: str, activation: Mapping[str, Any], budget: _Budget) -> tuple[Any, str | None]:
+    """(result, None) or (None, error message); raises OutOfBudget when the object's budget is spent."""
     try:
-        result = program.evaluate({k: json_to_cel(v) for k, v in activation.items()})
-    except (CELEvalError, RecursionError, TypeError, ValueError, KeyError) as e:
-        return None, _eval_message(e)
-    if isinstance(result, CELEvalError):
-        return None, _eval_message(result)
+        program = compile_expression(rule, _VARIABLES)
+    except CompileError as e:
+        return None, f"compilation failed: {e}"
+    try:
+        result, cost = program.evaluate({k: to_cel(v) for k, v in activation.items()},
+                                        limit=min(PER_CALL_LIMIT, budget.remaining))
+    except OutOfBudget:
+        raise
+    except EvalError as e:
+        return None, str(e)
+    budget.remaining -= cost
     return result, None
-
-
-def _eval_message(e: BaseException) -> str:
-    args = getattr(e, "args", ())
-    return str(args[0]) if args else str(e)
 
 
 def has_rules(raw: Mapping[str, Any]) -> bool:
@@ -132,10 +129,10 @@ def _error(rule: Mapping[str, Any], path: str, schema_type: str, message: str) -
     return FieldError.invalid(full, schema_type, message)
 
 
-def _message(rule: Mapping[str, Any], activation: Mapping[str, Any]) -> str:
+def _message(rule: Mapping[str, Any], activation: Mapping[str, Any], budget: _Budget) -> str:
     expr = rule.get("messageExpression")
     if expr:
-        result, err = _evaluate(str(expr), activation)
+        result, err = _evaluate(str(expr), activation, budget)
         if err is None and isinstance(result, str) and result.strip():
             return str(result)
     if rule.get("message"):
@@ -143,8 +140,17 @@ def _message(rule: Mapping[str, Any], activation: Mapping[str, Any]) -> str:
     return f"failed rule: {rule.get('rule')}"
 
 
+class _Stop(Exception):
+    """No further rules run (a spent budget)."""
+
+
+def _rule_text(rule: Mapping[str, Any]) -> str:
+    """upstream ``ruleErrorString``: the message if there is one, else the rule."""
+    return str(rule.get("message") or rule.get("rule") or "").strip()
+
+
 def _node_rules(raw: Mapping[str, Any], value: Any, old: Any, has_old: bool, path: str,
-                out: list[FieldError]) -> None:
+                out: list[FieldError], budget: _Budget) -> None:
     schema_type = str(raw.get("type") or "object")
     for rule in raw.get("x-kubernetes-validations") or ():
         if not isinstance(rule, Mapping) or not isinstance(rule.get("rule"), str):
@@ -155,15 +161,33 @@ def _node_rules(raw: Mapping[str, Any], value: Any, old: Any, has_old: bool, pat
             if not has_old:
                 continue  # transition rules run only on updates of an existing value
             activation["oldSelf"] = old
-        result, err = _evaluate(text, activation)
+        node = path or "<nil>"
+        if budget.remaining <= 0:
+            out.append(FieldError.invalid(node, schema_type, _OUT_OF_BUDGET))
+            raise _Stop
+        try:
+            result, err = _evaluate(text, activation, budget)
+        except OutOfBudget as e:
+            out.append(FieldError.invalid(node, schema_type, f"'{e}': no further validation rules will be run due "
+                                                             f"to call cost exceeds limit for rule: {_rule_text(rule)}"))
+            raise _Stop from None
+        if budget.remaining < 0:
+            out.append(FieldError.invalid(node, schema_type, _OUT_OF_BUDGET))
+            raise _Stop
         if err is not None:
-            out.append(FieldError.invalid(path or "<nil>", schema_type, f"rule: {text}, error: {err}"))
-        elif result is not True and not (isinstance(result, celtypes.BoolType) and bool(result)):
-            out.append(_error(rule, path, schema_type, _message(rule, activation)))
+            if err == "no such overload":
+                out.append(FieldError.invalid(node, schema_type, f"'{err}': call arguments did not match a supported "
+                                                                 f"operator, function or macro signature for rule: "
+                                                                 f"{_rule_text(rule)}"))
+            else:
+                out.append(FieldError.invalid(node, schema_type, f"{err} evaluating rule: {_rule_text(rule)}"))
+        elif not is_true(result):
+            out.append(_error(rule, path, schema_type, _message(rule, activation, budget)))
 
 
-def _walk(raw: Mapping[str, Any], value: Any, old: Any, has_old: bool, path: str, out: list[FieldError]) -> None:
-    _node_rules(raw, value, old, has_old, path, out)
+def _walk(raw: Mapping[str, Any], value: Any, old: Any, has_old: bool, path: str, out: list[FieldError],
+          budget: _Budget) -> None:
+    _node_rules(raw, value, old, has_old, path, out, budget)
     if isinstance(value, dict):
         props = raw.get("properties") or {}
         extra = raw.get("additionalProperties")
@@ -175,7 +199,7 @@ def _walk(raw: Mapping[str, Any], value: Any, old: Any, has_old: bool, path: str
             cpath = f"{path}.{key}" if path else key
             if key not in props:
                 cpath = f"{path}[{key}]"
-            _walk(sub, child, old.get(key) if child_has_old else None, child_has_old, cpath, out)
+            _walk(sub, child, old.get(key) if child_has_old else None, child_has_old, cpath, out, budget)
     elif isinstance(value, list):
         items = raw.get("items")
         if isinstance(items, Mapping) and has_rules(items):
@@ -189,7 +213,8 @@ def _walk(raw: Mapping[str, Any], value: Any, old: Any, has_old: bool, path: str
             for i, item in enumerate(value):
                 k = tuple(item.get(k) for k in keys) if keys and isinstance(item, dict) else None
                 item_has_old = k is not None and k in old_by_key
-                _walk(items, item, old_by_key.get(k) if k is not None else None, item_has_old, f"{path}[{i}]", out)
+                _walk(items, item, old_by_key.get(k) if k is not None else None, item_has_old, f"{path}[{i}]", out,
+                      budget)
 
 
 def validate_rules(obj: Mapping[str, Any], old: Mapping[str, Any] | None, raw: Mapping[str, Any]) -> list[FieldError]:
@@ -198,5 +223,6 @@ def validate_rules(obj: Mapping[str, Any], old: Mapping[str, Any] | None, raw: M
     if not has_rules(raw):
         return []
     out: list[FieldError] = []
-    _walk(raw, dict(obj), dict(old) if old is not None else None, old is not None, "", out)
+    with contextlib.suppress(_Stop):
+        _walk(raw, dict(obj), dict(old) if old is not None else None, old is not None, "", out, _Budget())
     return out

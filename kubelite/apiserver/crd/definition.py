@@ -10,7 +10,9 @@ Contract:
   subresources and selectable fields that are identical across all versions are reported
   under ``spec.validation`` / ``spec.subresources`` / ``spec.selectableFields``; otherwise
   under ``spec.versions[i]``.
-- Left out: CEL (``x-kubernetes-validations`` rules are neither compiled nor costed),
+- ``x-kubernetes-validations`` rules and messageExpressions are compiled and their worst-case cost
+  estimated (a rule that does not compile, or whose estimate exceeds 10,000,000, is rejected); left out: the
+  CRD-wide cost total,
   conversion-webhook URL/service/CA details, ``status`` (accepted names, stored versions) and
   validation of metadata inside schema defaults.
 - :class:`CustomResourceSchema` is an immutable bundle of what the request path needs for one
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubelite.api.schema import Schema
+from kubelite.apiserver.crd.cel import STATIC_COST_LIMIT, compile_errors, cost_error_message, estimated_cost
 from kubelite.apiserver.crd.defaulting import deep_copy_json
 from kubelite.apiserver.crd.pruning import prune
 from kubelite.apiserver.crd.structural import check_openapi_schema, check_structural
@@ -288,6 +291,39 @@ def _validate_schema(validation: Mapping[str, Any], status_on: bool, path: str) 
     if not structural:
         errs.extend(_validate_defaults(Schema.of(schema), sp, is_root=True))
     errs.extend(check_openapi_schema(schema, sp))
+    if not errs:  # upstream skips CEL checks while the schema itself has errors
+        errs.extend(_rule_compile_errors(schema, sp))
+    return errs
+
+
+def _rule_compile_errors(node: Mapping[str, Any], path: str) -> list[FieldError]:
+    """Rules and messageExpressions that do not compile (upstream ``cel.Compile`` at CRD validation:
+    ``...x-kubernetes-validations[i].rule: Invalid value: ...: compilation failed: ERROR: <input>:...``)."""
+    errs: list[FieldError] = []
+    for i, rule in enumerate(node.get("x-kubernetes-validations") or ()):
+        if not isinstance(rule, Mapping):
+            continue
+        rp = f"{path}.x-kubernetes-validations[{i}]"
+        for key in ("rule", "messageExpression"):
+            text = rule.get(key)
+            if isinstance(text, str) and text.strip():
+                err = compile_errors(text)
+                if err is not None:
+                    what = "compilation failed" if key == "rule" else "messageExpression compilation failed"
+                    errs.append(FieldError.invalid(f"{rp}.{key}", text, f"{what}: {err}"))
+                    continue
+                cost = estimated_cost(text, node)
+                if cost > STATIC_COST_LIMIT:
+                    name = "estimated rule cost" if key == "rule" else "estimated messageExpression cost"
+                    errs.append(FieldError.forbidden(f"{rp}.{key}", cost_error_message(name, cost, STATIC_COST_LIMIT)))
+    for key in ("properties", "patternProperties"):
+        for name, child in _map(node.get(key)).items():
+            if isinstance(child, Mapping):
+                errs.extend(_rule_compile_errors(child, f"{path}.{key}[{name}]"))
+    for key in ("items", "additionalProperties"):
+        child = node.get(key)
+        if isinstance(child, Mapping):
+            errs.extend(_rule_compile_errors(child, f"{path}.{key}"))
     return errs
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kubelite.apiserver.defaults import apps, batch, core, networking, other
+from kubelite.apiserver.defaults import admissionregistration, apps, batch, core, networking, other
 
 __all__ = ["apply_defaults"]
 
@@ -50,6 +50,10 @@ _DEFAULTERS: dict[tuple[str, str], _Defaulter] = {
     ("", "LimitRange"): networking.default_limit_range,
     ("networking.k8s.io", "NetworkPolicy"): networking.default_network_policy,
     ("networking.k8s.io", "IngressClass"): networking.default_ingress_class,
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"):
+        admissionregistration.default_validating_admission_policy,
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"):
+        admissionregistration.default_validating_admission_policy_binding,
 }
 
 

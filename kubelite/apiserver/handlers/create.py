@@ -16,5 +16,6 @@ async def create(scope: Scope, info: ResourceInfo, strategy: Strategy, req: Requ
     warnings: list[str] = []
     body = scope.decoder.decode(info, req.body, opts.field_validation, warnings, version=req.version)
     w = Write(user=req.user, info=info, namespace=req.namespace, dry_run=opts.dry_run,
-              manager=opts.field_manager or "kubelite")
-    return Response(data=await scope.store.create(w, strategy, body), warnings=warnings)
+              manager=opts.field_manager or "kubelite", warnings=warnings)
+    data = await scope.store.create(w, strategy, body)
+    return Response(data=data, warnings=list(dict.fromkeys(warnings)))

@@ -28,10 +28,11 @@ async def delete(scope: Scope, info: ResourceInfo, strategy: Strategy, req: Requ
     opts = req.options
     check_propagation(opts.propagation_policy)
     w = Write(user=req.user, info=info, namespace=req.namespace, dry_run=opts.dry_run)
-    return Response(data=await scope.store.delete(
+    data = await scope.store.delete(
         w, strategy, req.name, grace_period_seconds=opts.grace_period_seconds,
         propagation_policy=opts.propagation_policy, preconditions=opts.preconditions,
-    ))
+    )
+    return Response(data=data, warnings=list(dict.fromkeys(w.warnings)))
 
 
 async def delete_collection(scope: Scope, info: ResourceInfo, strategy: Strategy, req: Request) -> ListResponse:

@@ -103,7 +103,8 @@ async def patch(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req:
     check_depth(body)
     warnings: list[str] = []
     manager = opts.field_manager or "kubelite"
-    w = Write(user=req.user, info=info, namespace=req.namespace, dry_run=opts.dry_run, manager=manager)
+    w = Write(user=req.user, info=info, namespace=req.namespace, dry_run=opts.dry_run, manager=manager,
+              warnings=warnings)
     if patch_type == "apply":
         return await _apply(scope, info, strategy, req, w, warnings)
 
@@ -135,7 +136,7 @@ async def patch(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req:
         return out
 
     data = await scope.store.update(w, strategy, name, mutate, expect_rv=expect)
-    return Response(data=data, warnings=warnings)
+    return Response(data=data, warnings=list(dict.fromkeys(warnings)))
 
 
 async def _apply(
@@ -172,4 +173,4 @@ async def _apply(
     create = strategy if isinstance(strategy, Strategy) else None  # apply creates only the resource itself
     data = await scope.store.update(w, strategy, name, mutate, expect_rv=None, create_strategy=create,
                                     managed_fields_done=True)
-    return Response(data=data, warnings=warnings)
+    return Response(data=data, warnings=list(dict.fromkeys(warnings)))

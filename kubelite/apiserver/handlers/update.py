@@ -53,6 +53,6 @@ async def update(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req
         return out
 
     w = Write(user=req.user, info=info, namespace=namespace, dry_run=opts.dry_run,
-              manager=opts.field_manager or "kubelite")
+              manager=opts.field_manager or "kubelite", warnings=warnings)
     data = await scope.store.update(w, strategy, name, mutate, expect_rv=expect, create_strategy=create)
-    return Response(data=data, warnings=warnings)
+    return Response(data=data, warnings=list(dict.fromkeys(warnings)))

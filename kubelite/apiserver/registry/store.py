@@ -72,6 +72,8 @@ class Write(msgspec.Struct, kw_only=True):
     namespace: str
     dry_run: bool = False
     manager: str = "kubelite"
+    #: the response's warnings; admission appends to it (shared, not copied)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
 class GenericStore:
@@ -97,7 +99,7 @@ class GenericStore:
         return AdmissionRequest(
             operation=op, group=info.group, version=info.version, kind=info.kind, resource=info.plural,
             subresource=subresource, namespace=w.namespace, name=name, object=obj, old_object=old, user=w.user,
-            dry_run=w.dry_run,
+            dry_run=w.dry_run, warnings=w.warnings,
         )
 
     @staticmethod

@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kubelite.api.resources import ResourceInfo
+from kubelite.api.schema import Schema
 from kubelite.apiserver.auth.rbac import RBACAuthorizer
 from kubelite.apiserver.crds import CustomResources
 from kubelite.apiserver.ipallocator import ServiceIPAllocator
+from kubelite.apiserver.registry.admissionregistration import ValidatingAdmissionPolicyStrategy
 from kubelite.apiserver.registry.apiextensions import CustomResourceDefinitionStrategy, CustomResourceStrategy
 from kubelite.apiserver.registry.core import (
     CreateOnUpdateStrategy,
@@ -53,6 +55,9 @@ class StrategySet:
             ("networking.k8s.io", "ingressclasses"): GenerationStrategy,
             ("flowcontrol.apiserver.k8s.io", "flowschemas"): GenerationStrategy,
             ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations"): GenerationStrategy,
+            ("admissionregistration.k8s.io", "validatingadmissionpolicies"):
+                lambda info: ValidatingAdmissionPolicyStrategy(info, self._schema_for),
+            ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"): GenerationStrategy,
             ("apps", "deployments"): DeploymentStrategy,
             ("apps", "replicasets"): GenerationStrategy,
             ("apps", "statefulsets"): GenerationStrategy,
@@ -70,6 +75,17 @@ class StrategySet:
             factories[("resource.k8s.io", plural)] = cls
         self._factories = factories
         self._cache: dict[tuple[str, str], tuple[ResourceInfo, Strategy, StatusStrategy]] = {}
+
+    def _schema_for(self, group: str, version: str, plural: str) -> tuple[str, Schema] | None:
+        """The kind and schema of a served resource version (policy type checking)."""
+        try:
+            info = self.crs.tables.registry.by_resource(group, plural)
+        except KeyError:
+            return None
+        if info.version != version:
+            return None
+        schema = self.for_resource(info).schema()
+        return (info.kind, schema) if schema is not None else None
 
     def register(self, group: str, plural: str, factory: _Factory) -> None:
         """Give a built-in kind its own strategy (kinds added by other modules register here)."""

@@ -14,7 +14,7 @@ Contract:
 
 Each kind follows upstream's ``pkg/apis/<group>/validation`` functions, named in the module that holds
 it: :mod:`.meta`, :mod:`.pod` and :mod:`.container`, :mod:`.core`, :mod:`.service`, :mod:`.volumes`, :mod:`.apps`, :mod:`.batch`,
-:mod:`.other`, :mod:`.networking`, :mod:`.replication`.
+:mod:`.other`, :mod:`.networking`, :mod:`.replication`, :mod:`.admissionregistration`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any
 
 from kubelite.api import names
 from kubelite.apiserver.validation import (
+    admissionregistration,
     apps,
     batch,
     core,
@@ -45,6 +46,7 @@ _Update = Callable[[Mapping[str, Any], Mapping[str, Any]], list[FieldError]]
 
 _RBAC = "rbac.authorization.k8s.io"
 _NET = "networking.k8s.io"
+_ADMREG = "admissionregistration.k8s.io"
 
 
 def _meta_update(obj: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
@@ -121,6 +123,10 @@ _KINDS: dict[tuple[str, str], tuple[_Create, _Update, _Update | None]] = {
     (_NET, "Ingress"): (networking.validate_ingress, networking.validate_ingress_update, None),
     (_NET, "IngressClass"): (networking.validate_ingress_class, networking.validate_ingress_class_update, None),
     (_NET, "NetworkPolicy"): (networking.validate_network_policy, networking.validate_network_policy_update, None),
+    (_ADMREG, "ValidatingAdmissionPolicy"): (admissionregistration.validate_policy,
+                                             admissionregistration.validate_policy_update, None),
+    (_ADMREG, "ValidatingAdmissionPolicyBinding"): (admissionregistration.validate_policy_binding,
+                                                    admissionregistration.validate_policy_binding_update, None),
 }
 
 
