@@ -71,7 +71,7 @@ class NodePool:
         # get one from it; otherwise the pool assigns them from the cluster's one allocator (--pod-cidr)
         from_controller = cluster_cidr is None and "nodeipam" in (getattr(cluster, "controllers_started", None)
                                                                   or ())
-        pool_client = node_client(cluster.client, f"{prefix}-0")
+        pool_client = node_client(cluster.client.sharing_decodes(), f"{prefix}-0")
         self.informers = SharedInformerFactory(pool_client, clock=cluster.clock, rng=cluster.rng)
         self.broadcaster: EventBroadcaster | None = None
         recorder = None
@@ -88,7 +88,7 @@ class NodePool:
             node_labels = {"topology.kubernetes.io/zone": zones[i % len(zones)] if zones else "",
                            "node.kubernetes.io/instance-type": instance_type, **(labels or {})}
             self.kubelets[name] = Kubelet(
-                node_client(cluster.client, name), node_name=name, clock=cluster.clock, rng=cluster.rng,
+                node_client(cluster.client.sharing_decodes(), name), node_name=name, clock=cluster.clock, rng=cluster.rng,
                 capacity=capacity or DEFAULT_CAPACITY, labels=node_labels, taints=taints, registry=self.registry,
                 recorder=recorder, informers=self.informers,
                 pod_cidr=None if from_controller else self.cidrs.allocate(name), await_pod_cidr=from_controller,
