@@ -165,6 +165,7 @@ class Cluster:
     def __init__(
         self, *, seed: int = 0, virtual_time: bool = True, autojump: bool = True, start_time: float = EPOCH,
         clock: Clock | None = None, track_managed_fields: bool = True, history: int | None = None,
+        history_bytes: int | None = None,
         tune_gc: bool = False, nodes: int | Sequence[Mapping[str, Any]] = 0, scheduler: bool = True,
         controllers: bool | Sequence[str] = True, controller_options: dict[str, Any] | None = None,
         image_registry: Any = None, network: bool = True, proxy_mode: str = "iptables",
@@ -183,7 +184,9 @@ class Cluster:
         starts metrics-server (``cluster.metrics_server``): it scrapes the kubelets every 15 s and serves
         ``metrics.k8s.io/v1beta1`` through the apiserver, which the HPA and ``kubectl top`` read; by default (None)
         it runs when kube-controller-manager runs the HPA controller, its in-cluster consumer. ``event_ttl`` is kube-apiserver's ``--event-ttl``
-        in seconds (Events expire that long after their last write; None keeps them)."""
+        in seconds (Events expire that long after their last write; None keeps them). ``history`` and
+        ``history_bytes`` bound each resource's watch history window (events, bytes of JSON; a watch or list
+        from before the window gets 410 Expired and its reflector relists)."""
         self.seed = seed
         self._tune_gc = tune_gc
         self._node_specs: list[dict[str, Any]] = (
@@ -221,7 +224,9 @@ class Cluster:
             clock = (VirtualClock(start=start_time, autojump=autojump, idle_grace=idle_grace) if virtual_time
                      else RealClock())
         self.clock: Clock = clock
-        self.store = Store(history=history) if history is not None else Store()
+        # each table's watch history window, in events and bytes (kubelite.store's defaults unless given)
+        self.store = Store(**{k: v for k, v in (("history", history), ("history_bytes", history_bytes))
+                              if v is not None})
         self.apiserver = ApiServer(
             clock=self.clock, rng=self.rng, store=self.store, track_managed_fields=track_managed_fields,
             event_ttl=event_ttl,
@@ -414,7 +419,7 @@ class Cluster:
         if "prefix" not in pool:
             pool["prefix"] = "node" if not self.node_pools else f"node{len(self.node_pools)}"
         pool.setdefault("registry", self.image_registry)
-        nodes = NodePool(count, clients=functools.partial(node_client, self.client), clock=self.clock, rng=self.rng,
+        nodes = NodePool(count, clients=functools.partial(node_client, self.client.sharing_decodes()), clock=self.clock, rng=self.rng,
                          start_soon=self.start_soon, addresses=self.node_addresses,
                          cidrs_from_controller="nodeipam" in self.controllers_started, **pool)
         self.node_pools.append(nodes)
@@ -511,6 +516,10 @@ class Cluster:
             failure = self._take_failure()
             if failure is not None:
                 failures.append(failure)
+            try:  # the components kept the shared-view contract (kubelite.api.views)
+                self.store.verify_views()
+            except Exception as e:
+                failures.append(e)
             if failures and exc is None:
                 raise failures[0]
         finally:
@@ -698,7 +707,7 @@ class Cluster:
         it (``system:kube-scheduler``, ``system:kube-controller-manager``, ...), so RBAC checks every request
         it makes and a permission the component lacks fails loudly instead of passing as admin."""
         return Client(self.apiserver, user=UserInfo(name=user, groups=(*groups, ALL_AUTHENTICATED)),
-                      field_manager=field_manager)
+                      field_manager=field_manager).sharing_decodes()
 
     def client_as(self, name: str, groups: Sequence[str] = ()) -> Client:
         """A client acting as another user (RBAC applies)."""

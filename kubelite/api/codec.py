@@ -13,6 +13,8 @@ Contract:
   List`` (and typed ``*List``) expanded into their items.
 - One Encoder, and one Decoder per target type, are built once and reused (msgspec's perf tips);
   the decoder cache is bounded by the number of distinct types asked for.
+- The one exception to "nothing is shared" is :mod:`kubelite.api.views` (one decoded object per stored
+  version, shared by the control plane's informers).
 """
 
 from __future__ import annotations

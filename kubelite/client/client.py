@@ -10,6 +10,10 @@ This is the only way components reach the apiserver. Contract:
   carrying the Kubernetes ``Status``. Warnings (unknown fields with ``fieldValidation=Warn``) are kept
   in :attr:`Client.warnings`.
 - ``as_user`` / ``with_token`` give a client acting as someone else (RBAC applies to them).
+- **Shared views, for the control plane only.** A client made with :meth:`Client.sharing_decodes` (the
+  cluster's components get one) lets its informers ask for ``shared=True`` lists and watches: objects
+  are then the one read-only view per stored version that every such informer shares (see
+  :mod:`kubelite.api.views`). Every other read, and every read of any other client, is a private copy.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from kubelite.api import jsonsafe
 from kubelite.api.codec import json_decoder
 from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import ResourceInfo
+from kubelite.api.views import shared_view
 from kubelite.apiserver.auth.impersonation import impersonate
 from kubelite.apiserver.auth.user import ADMIN, UserInfo
 from kubelite.errors import BadRequest, Expired, NotFound
@@ -140,6 +145,8 @@ class Client:
         self.field_manager = field_manager
         self.namespace = namespace
         self.warnings: list[str] = []
+        #: whether ``shared=True`` reads (informers) get the shared read-only views (control plane only)
+        self.shares_decodes = False
 
     # --- identities ---
     def as_user(self, name: str, groups: Sequence[str] = (), *, uid: str = "") -> Client:
@@ -148,16 +155,31 @@ class Client:
         Impersonation is authorized as upstream's filter does it: this client's user needs the
         ``impersonate`` verb on the user (or service account), each group and the uid (403 otherwise)."""
         user = impersonate(self._server.rbac, self.user, name, tuple(groups), uid=uid)
-        return Client(self._server, user=user, field_manager=self.field_manager, namespace=self.namespace)
+        return self._derive(Client(self._server, user=user, field_manager=self.field_manager,
+                                   namespace=self.namespace))
 
     def with_token(self, token: str | None) -> Client:
         """A client authenticated by a bearer token (401 Unauthorized if the token is unknown)."""
         user = self._server.authenticator.authenticate(token)
-        return Client(self._server, user=user, field_manager=self.field_manager, namespace=self.namespace)
+        return self._derive(Client(self._server, user=user, field_manager=self.field_manager,
+                                   namespace=self.namespace))
 
     def with_field_manager(self, field_manager: str) -> Client:
         """A client writing as field manager ``field_manager`` (server-side apply and managedFields)."""
-        return Client(self._server, user=self.user, field_manager=field_manager, namespace=self.namespace)
+        return self._derive(Client(self._server, user=self.user, field_manager=field_manager,
+                                   namespace=self.namespace))
+
+    def sharing_decodes(self) -> Client:
+        """This client, letting its informers share one read-only object per stored version with every other
+        sharing informer (:mod:`kubelite.api.views`). For the control plane's components, which never mutate
+        what an informer hands them (client-go's contract); clients derived from it share too."""
+        c = Client(self._server, user=self.user, field_manager=self.field_manager, namespace=self.namespace)
+        c.shares_decodes = True
+        return c
+
+    def _derive(self, c: Client) -> Client:
+        c.shares_decodes = self.shares_decodes
+        return c
 
     # --- resource resolution ---
     def _info(self, ref: ResourceRef) -> ResourceInfo:
@@ -272,9 +294,10 @@ class Client:
         self, res: ResourceRef, *, namespace: str | None = None, labels: str | dict[str, Any] | None = None,
         fields: str | dict[str, str] | None = None, resource_version: str | None = None,
         resource_version_match: str | None = None, limit: int | None = None, continue_: str | None = None,
-        all_namespaces: bool = False,
+        all_namespaces: bool = False, shared: bool = False,
     ) -> ObjectList:
-        """One page of a list with its resourceVersion (what a Reflector needs)."""
+        """One page of a list with its resourceVersion (what a Reflector needs). ``shared``: an informer's
+        read; items are the shared read-only views if this client :attr:`shares_decodes`."""
         info = self._info(res)
         ns = "" if all_namespaces or namespace == "*" else self._ns(info, namespace)
         resp = await self._server.list(
@@ -282,8 +305,7 @@ class Client:
             field_selector=_field_str(fields), resource_version=resource_version,
             resource_version_match=resource_version_match, limit=limit, continue_=continue_, **_version(info),
         )
-        cls = self._result_type(res, info)
-        dec = _decoder(cls).decode if cls is not None else _decode
+        dec = self._reader(self._result_type(res, info), shared)
         return ObjectList(items=[dec(d) for d in resp.items], resource_version=resp.resource_version,
                           continue_=resp.continue_, remaining_item_count=resp.remaining_item_count)
 
@@ -320,9 +342,10 @@ class Client:
         self, res: ResourceRef, *, namespace: str | None = None, labels: str | dict[str, Any] | None = None,
         fields: str | dict[str, str] | None = None, resource_version: str | None = None,
         allow_bookmarks: bool = False, send_initial_events: bool | None = None, timeout_seconds: float | None = None,
-        all_namespaces: bool = False, capacity: int | None = None,
+        all_namespaces: bool = False, capacity: int | None = None, shared: bool = False,
     ) -> WatchStream:
-        """A raw watch (see :class:`WatchStream`). Raises 410 Expired for a compacted resourceVersion."""
+        """A raw watch (see :class:`WatchStream`). Raises 410 Expired for a compacted resourceVersion.
+        ``shared``: as for :meth:`list_page` (an informer's watch)."""
         info = self._info(res)
         ns = "" if all_namespaces or namespace == "*" else self._ns(info, namespace)
         w = await self._server.watch(
@@ -331,13 +354,18 @@ class Client:
             send_initial_events=send_initial_events, timeout_seconds=timeout_seconds, capacity=capacity,
             **_version(info),
         )
-        cls = self._result_type(res, info)
-        dec = _decoder(cls).decode if cls is not None else _decode
+        dec = self._reader(self._result_type(res, info), shared)
 
         def decode(ev: WatchEvent) -> Any:
             return dec(ev.data)
 
         return WatchStream(w, decode)
+
+    def _reader(self, cls: type | None, shared: bool) -> Any:
+        """bytes -> object: the shared view for a sharing informer, else a private decode."""
+        if shared and self.shares_decodes:
+            return lambda data: shared_view(data, cls)
+        return _decoder(cls).decode if cls is not None else _decode
 
     @overload
     def watch(

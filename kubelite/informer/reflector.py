@@ -213,9 +213,11 @@ class Reflector:
         self._last_sync_rv = rv
 
     def _scope(self) -> dict[str, Any]:
+        # shared: an informer's reads get the shared read-only views when its client shares decodes
+        # (kubelite.api.views; upstream's shared informers also hand every handler the cached object)
         if self.namespace:
-            return {"namespace": self.namespace, "labels": self.labels, "fields": self.fields}
-        return {"all_namespaces": True, "labels": self.labels, "fields": self.fields}
+            return {"namespace": self.namespace, "labels": self.labels, "fields": self.fields, "shared": True}
+        return {"all_namespaces": True, "labels": self.labels, "fields": self.fields, "shared": True}
 
     async def _list_all(self, rv: str) -> tuple[list[Any], str]:
         """Every page of a list (upstream ``tools/pager``), falling back to one unpaged list if a

@@ -13,7 +13,11 @@ Guarantees (upstream's, restated for asyncio):
   one notification at a time, each handler in its own task with its own unbounded buffer: a slow
   handler never delays the informer or another handler (see :mod:`kubelite.informer.processor`).
 - **Shared objects.** Handlers and listers receive the cache's own objects. **They must not mutate
-  them**: copy before changing anything. Mutating one corrupts the cache for every other reader.
+  them**: copy before changing anything. Mutating one corrupts the cache for every other reader. An
+  informer whose client shares decodes (the cluster's own components: ``Client.sharing_decodes``)
+  shares each object with every other such informer as well (one decode per event for all of them,
+  :mod:`kubelite.api.views`; the cluster checks on exit that none was mutated); any other informer
+  decodes its own copies, so a user's handler cannot reach the control plane's caches.
 - **Resync.** A handler registered with a resync period gets ``on_update(obj, obj)`` for every cached
   object about that often (no more often than the informer's check period, at least 1 s apart).
 - **Sync.** :meth:`has_synced` becomes true once the initial list has been fully delivered to the

@@ -4,14 +4,19 @@ Guarantees:
 - One global revision. Every successful write (create, update, delete) takes the next revision, and
   an object's ``metadata.resourceVersion`` is the revision of its last write (for a deletion, the
   deletion's revision, as the etcd3 storage layer reports it).
-- Objects are kept as immutable JSON bytes. Writers hand the store a dict it may modify (it sets
-  ``metadata.resourceVersion``); readers get bytes and decode their own copy. Nothing a caller does
-  to a returned object can change the store.
+- Objects are kept as immutable JSON bytes (:class:`~kubelite.api.views.StoredBytes`, which can carry
+  the version's shared read-only views). Writers hand the store a dict it may modify (it sets
+  ``metadata.resourceVersion``); readers get bytes and decode their own copy or ask for the shared
+  view. Nothing a caller does to a returned object can change the store.
 - Lists are served in key order (``namespace/name``) from any revision still in the history window:
   ``resourceVersionMatch=Exact`` and ``continue`` tokens read a consistent snapshot.
 - A watch from revision R delivers every later change of its resource in revision order. A watch
   from a revision older than the history window fails with 410 Expired ("too old resource
   version"), and so does a list at such a revision; the client relists.
+- **The history window is bounded** per table by event count and by bytes (the JSON of the versions it
+  holds), as the apiserver's watch cache is by capacity and etcd's history by compaction: the oldest
+  events go first, and nothing a steady cluster does grows it past its bounds. Compaction
+  (:meth:`Store.compact`, the cluster's five-minute tick) trims it further.
 - Watchers are filtered by namespace and a predicate. An object that stops matching is sent as
   DELETED (its previous state at the new revision), one that starts matching as ADDED, as the
   apiserver's cacheWatcher does. Watchers pinned to one value of the table's trigger field (pods by
@@ -29,6 +34,7 @@ from typing import Any
 import msgspec
 from sortedcontainers import SortedDict
 
+from kubelite.api.views import StoredBytes, release_views, verify_views
 from kubelite.errors import (
     AlreadyExists,
     BadRequest,
@@ -45,8 +51,10 @@ __all__ = ["ListResult", "Store", "StoredObject", "Table", "object_key"]
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
 
-# Per-table event history kept for watch resumption and snapshot reads (the watch cache capacity).
-DEFAULT_HISTORY = 200_000
+# Per-table event history kept for watch resumption and snapshot reads: at most this many events (the
+# watch cache's largest capacity upstream, 100 * 1024) and this many bytes of object JSON.
+DEFAULT_HISTORY = 102_400
+DEFAULT_HISTORY_BYTES = 64 * 2**20
 DEFAULT_WATCH_CAPACITY = 100_000
 
 
@@ -108,6 +116,7 @@ class Table:
     def __init__(
         self, group: str, plural: str, *, namespaced: bool, fields_fn: FieldsFn | None = None,
         trigger_field: str | None = None, history: int = DEFAULT_HISTORY,
+        history_bytes: int = DEFAULT_HISTORY_BYTES,
     ) -> None:
         self.group = group
         self.plural = plural
@@ -117,6 +126,9 @@ class Table:
         self.objects: SortedDict = SortedDict()  # key -> StoredObject
         self.history: deque[_Event] = deque()
         self.history_limit = history
+        self.history_bytes_limit = history_bytes
+        # bytes of object JSON the history holds (each event's current object)
+        self.history_bytes = 0
         # every event with rv > dropped_rv is still in history
         self.dropped_rv = 0
         self.watchers: list[Watcher] = []
@@ -131,11 +143,15 @@ class Table:
 class Store:
     """The revisioned store. See the module docstring for the contract."""
 
-    def __init__(self, *, history: int = DEFAULT_HISTORY) -> None:
+    def __init__(self, *, history: int = DEFAULT_HISTORY, history_bytes: int = DEFAULT_HISTORY_BYTES) -> None:
+        """``history``/``history_bytes``: each table's history window, in events and in bytes of JSON."""
+        if history < 1 or history_bytes < 1:
+            raise ValueError("the history window must hold at least one event and one byte")
         self.revision = 0
         self.compacted = 0
         self.tables: dict[tuple[str, str], Table] = {}
         self._history = history
+        self._history_bytes = history_bytes
         self.writes = 0
         self.events_delivered = 0
         #: Called synchronously after every committed write, before any watcher hears of it, as
@@ -153,7 +169,7 @@ class Store:
         if table is None:
             table = self.tables[key] = Table(
                 group, plural, namespaced=namespaced, fields_fn=fields_fn, trigger_field=trigger_field,
-                history=self._history,
+                history=self._history, history_bytes=self._history_bytes,
             )
         return table
 
@@ -312,7 +328,7 @@ class Store:
         fields = table.fields_fn(obj) if table.fields_fn is not None else None
         trigger = fields.get(table.trigger_field) if (fields is not None and table.trigger_field) else None
         return StoredObject(
-            object_key(ns, name), ns, name, rv, _encode(obj), dict(labels) if labels else None, fields, trigger,
+            object_key(ns, name), ns, name, rv, StoredBytes(_encode(obj)), dict(labels) if labels else None, fields, trigger,
         )
 
     def create(self, table: Table, obj: dict[str, Any]) -> StoredObject:
@@ -344,6 +360,7 @@ class Store:
         stored = self._stored(table, obj, rv)
         self.revision = rv
         table.objects[key] = stored
+        release_views(old.data)
         self._record(table, _Event(MODIFIED, rv, stored, old))
         return stored
 
@@ -362,6 +379,7 @@ class Store:
         final = self._stored(table, old.decode(), rv)
         self.revision = rv
         del table.objects[key]
+        release_views(old.data)
         self._record(table, _Event(DELETED, rv, final, old))
         return final
 
@@ -370,9 +388,14 @@ class Store:
         table.last_write = ev.rv
         hist = table.history
         hist.append(ev)
-        if len(hist) > table.history_limit:
-            dropped = hist.popleft()
-            table.dropped_rv = dropped.rv
+        size = table.history_bytes = table.history_bytes + len(ev.cur.data)
+        if len(hist) > table.history_limit or size > table.history_bytes_limit:
+            # the oldest events leave the window (the newest always stays)
+            while len(hist) > 1 and (len(hist) > table.history_limit or size > table.history_bytes_limit):
+                dropped = hist.popleft()
+                size -= len(dropped.cur.data)
+                table.dropped_rv = dropped.rv
+            table.history_bytes = size
         if self.observers:
             for observer in self.observers:
                 observer(table, ev.type, ev.rv, ev.cur, ev.prev)
@@ -520,6 +543,13 @@ class Store:
                 n += 1
         return n
 
+    def verify_views(self) -> None:
+        """Check that no reader mutated a shared view of a current object (``SharedViewMutated``)."""
+        for table in self.tables.values():
+            name = f"{table.plural}.{table.group}" if table.group else table.plural
+            for obj in table.objects.values():
+                verify_views(obj.data, f"{name} {obj.key}")
+
     # --- compaction ---
     def compact(self, revision: int | None = None) -> int:
         """Forget history up to ``revision`` (default: now). Lists and watches at older revisions get 410."""
@@ -530,5 +560,5 @@ class Store:
         for table in self.tables.values():
             hist = table.history
             while hist and hist[0].rv <= rev:
-                hist.popleft()
+                table.history_bytes -= len(hist.popleft().cur.data)
         return rev

@@ -187,6 +187,51 @@ def test_history_window_expires_old_revisions(store: Store) -> None:
     assert [e[2] for e in drain(w)] == ["p3", "p4", "p5"]
 
 
+def test_history_window_is_bounded_by_bytes() -> None:
+    """The window holds at most ``history_bytes`` of object JSON (the watch cache's capacity, etcd's
+    compaction): the oldest events leave it, a watch from before it is 410, one inside it replays."""
+    small = Store(history_bytes=1000)
+    t = small.add_table("", "pods", namespaced=True)
+    sizes = [len(small.create(t, obj(f"p{i}")).data) for i in range(30)]
+    assert t.history_bytes <= 1000
+    assert t.history_bytes == sum(sizes[-len(t.history):])
+    kept = len(t.history)
+    assert 0 < kept < 30 and kept == 1000 // sizes[-1]
+    oldest = t.history[0].rv
+    with pytest.raises(Expired):
+        small.watch(t, resource_version=str(oldest - 2))
+    w = small.watch(t, resource_version=str(oldest - 1))
+    assert [e[1] for e in drain(w)] == list(range(oldest, 31))
+    # updates of one object keep the window bounded too (nothing grows with the number of writes)
+    for v in range(200):
+        small.update(t, {"metadata": {"name": "p0", "namespace": "default"}, "spec": {"v": v}})
+    assert t.history_bytes <= 1000 and len(t.history) <= kept + 1
+
+
+def test_history_window_keeps_the_newest_event_however_large() -> None:
+    small = Store(history_bytes=10)
+    t = small.add_table("", "pods", namespaced=True)
+    for i in range(3):
+        small.create(t, obj(f"p{i}"))
+    assert [e.rv for e in t.history] == [3]
+    w = small.watch(t, resource_version="2")
+    assert drain(w) == [(ADDED, 3, "p2")]
+
+
+def test_compaction_releases_history_bytes(store: Store, pods: Table) -> None:
+    for i in range(4):
+        store.create(pods, obj(f"p{i}"))
+    assert pods.history_bytes == sum(len(o.data) for o in pods.objects.values())
+    store.compact(3)
+    assert pods.history_bytes == len(pods.objects["default/p3"].data)
+
+
+@pytest.mark.parametrize(("history", "history_bytes"), [(0, 10), (10, 0)], ids=["no-events", "no-bytes"])
+def test_an_empty_history_window_is_rejected(history: int, history_bytes: int) -> None:
+    with pytest.raises(ValueError, match="history window"):
+        Store(history=history, history_bytes=history_bytes)
+
+
 def test_selector_transitions_send_added_and_deleted(store: Store, pods: Table) -> None:
     w = store.watch(pods, resource_version="0", predicate=lambda o: (o.labels or {}).get("app") == "web")
     store.create(pods, obj("a", app="db"))

@@ -102,9 +102,12 @@ class PodTracker:
 
     def forget(self, pod: Pod) -> None:
         ref = controller_ref(pod)
-        owned = self._owners.get((ref.uid or "") if ref is not None else "")
+        uid = (ref.uid or "") if ref is not None else ""
+        owned = self._owners.get(uid)
         if owned is not None:
             self._remove(owned, _key(pod))
+            if not owned.pods:  # nothing left to count: an owner that is gone (a finished Job) costs nothing
+                del self._owners[uid]
 
     @staticmethod
     def _remove(owned: _Owned, key: str) -> None:
