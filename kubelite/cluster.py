@@ -451,7 +451,8 @@ class Cluster:
         from kubelite.informer import SharedInformerFactory
 
         ns, _, name = service_account.removeprefix("system:serviceaccount:").partition(":")
-        client = Client(self.apiserver, user=service_account_user(ns, name), field_manager=name)
+        # an add-on never mutates what its informers hand it (client-go's contract): it shares their decodes
+        client = Client(self.apiserver, user=service_account_user(ns, name), field_manager=name).sharing_decodes()
         factory = SharedInformerFactory(client, clock=self.clock, rng=self.rng)
         self._factories.append(factory)
         return factory

@@ -129,8 +129,10 @@ async def test_control_plane_informers_share_one_object_per_version(cluster: Clu
     await cluster.advance(5)
     (kcm,) = _cached(cluster, "system:kube-controller-manager", "web")
     (sched,) = _cached(cluster, "system:kube-scheduler", "web")
-    (proxy,) = _cached(cluster, "kubelite-admin", "web")  # the data plane's informers
-    assert kcm is sched is proxy
+    # the data plane's NetworkPolicy agent (kube-proxy itself watches no Pods) and metrics-server
+    (policy,) = _cached(cluster, "system:serviceaccount:kube-system:kube-network-policies", "web")
+    (metrics,) = _cached(cluster, "system:serviceaccount:kube-system:metrics-server", "web")
+    assert kcm is sched is policy is metrics
     assert kcm.metadata.managed_fields is None
     assert kcm.metadata.resource_version == (await cluster.client.get(Pod, "web")).metadata.resource_version
 
