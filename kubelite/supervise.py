@@ -67,6 +67,7 @@ class ErrorLog:
         self.failures: list[BaseException] = []
 
     def record(self, e: ComponentError) -> None:
+        """Append one reported error (called by :func:`report_error`)."""
         self.errors.append(e)
 
     def attach(self, component: Any) -> None:

@@ -112,6 +112,7 @@ class LeaderElector:
 
     @property
     def observed_record(self) -> LeaderElectionRecord:
+        """The last election record this candidate read or wrote."""
         return self._observed
 
     # --- the loop ---

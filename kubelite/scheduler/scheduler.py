@@ -123,6 +123,8 @@ class Scheduler:
         return self.frameworks.get((spec.scheduler_name if spec is not None else None) or DEFAULT_SCHEDULER_NAME)
 
     def responsible_for(self, pod: Pod) -> bool:
+        """Whether ``pod.spec.schedulerName`` names one of this scheduler's profiles (upstream ``responsibleForPod``).
+        Whether ``pod.spec.schedulerName`` names one of this scheduler's profiles (upstream ``responsibleForPod``)."""
         spec = pod.spec
         return ((spec.scheduler_name if spec is not None else None) or DEFAULT_SCHEDULER_NAME) in self.frameworks
 
@@ -172,6 +174,9 @@ class Scheduler:
 
     # --- one scheduling cycle ---
     def schedule_one(self, qpi: QueuedPodInfo) -> None:
+        """One scheduling cycle for a popped pod (upstream ``ScheduleOne``): filter, score, assume, Reserve and Permit
+        synchronously, then start its binding cycle in the scheduler's task group; a failure requeues it
+        (``handleSchedulingFailure``)."""
         queue = self.queue
         assert queue is not None
         pod = qpi.pod_info
@@ -315,6 +320,7 @@ class Scheduler:
         return self._explanations.get(f"{namespace}/{name}")
 
     def statistics(self) -> SchedulerStatistics:
+        """Counters, queue depths and end-to-end latency so far, as a frozen record."""
         assert self.queue is not None or not self.frameworks
         if self.queue is None:
             self.build()
