@@ -5,9 +5,15 @@
    in the same run on a cluster with no kubelets: the same creates alone, and the same creates followed by
    the status patches the kubelets wrote (the API writes the pipeline cannot avoid).
 2. **Virtual-time speed-up**: 1,000 nodes x 30 running pods with liveness+readiness probes, one
-   simulated hour (leases every 10 s, node status every 5 min); simulated seconds per wall second.
-   Floors: the hour's heartbeat writes (its lease renewals and node status reports, priced per write by
-   issuing a few rounds of them straight through the client after the hour), and an empty cluster's hour.
+   simulated hour (leases every 10 s, node status every 5 min); simulated seconds per wall second, and the
+   hour's wall and CPU seconds. Per node one pod crashes every 10 min and one hangs after 20 min (its
+   liveness probe restarts it), so the hour has the pod status writes restarts make (``HOUR_IMAGES``).
+   Floors: the hour's heartbeat writes (its lease renewals and node status reports, priced per write in
+   CPU time by issuing a few rounds of them straight through the client after the hour), and an empty
+   cluster's hour.
+
+CPU seconds (``time.process_time``) are reported next to wall seconds: on a shared machine they vary far
+less, and the ratios to the floors are taken in CPU time.
 
 Both measure the kubelets alone: the clusters run with ``scheduler=False, controllers=False,
 network=False`` (pods are bound by ``spec.nodeName``; nothing else reacts to them). Each measurement
@@ -27,7 +33,7 @@ from typing import Any, NamedTuple
 
 from kubelite.cluster import Cluster
 from kubelite.kubelet import ImageProfile, ImageRegistry, NodePool
-from kubelite.kubelet.heartbeat import NODE_REPORT_INTERVAL, micro_time
+from kubelite.kubelet.heartbeat import micro_time
 from kubelite.kubelet.node import LEASE_NAMESPACE
 
 #: the kubelet bench measures the kubelets alone: no scheduler (pods are bound by spec.nodeName), no
@@ -37,8 +43,21 @@ BARE: dict[str, Any] = {"scheduler": False, "controllers": False, "network": Fal
 PROBE = {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 10}
 
 
-def pod(i: int, node: str, probes: bool) -> dict[str, Any]:
-    c: dict[str, Any] = {"name": "app", "image": "app:1", "imagePullPolicy": "IfNotPresent",
+#: the hour's pod mix, per node of ``--pods`` pods: one that crashes every 10 min (exit 1, restarted with
+#: crash backoff), one whose process hangs after 20 min (its liveness probe kills it, it restarts), the rest
+#: steady. Restarts write pod status as the kubelet does (terminated, CrashLoopBackOff, running, ready); the
+#: steady pods' probes write nothing, as upstream's prober writes only when readiness changes.
+HOUR_IMAGES = {"app:1": ImageProfile(ready_after=5), "flaky:1": ImageProfile(ready_after=5, crash_after=600),
+               "hangs:1": ImageProfile(ready_after=5, hang_after=1200)}
+
+
+def hour_image(i: int, nodes: int) -> str:
+    slot = i // nodes  # the pod's index on its node
+    return "flaky:1" if slot == 0 else "hangs:1" if slot == 1 else "app:1"
+
+
+def pod(i: int, node: str, probes: bool, image: str = "app:1") -> dict[str, Any]:
+    c: dict[str, Any] = {"name": "app", "image": image, "imagePullPolicy": "IfNotPresent",
                          "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}
     if probes:
         c["livenessProbe"] = PROBE
@@ -64,6 +83,8 @@ class Bound(NamedTuple):
     creates: float  # floor 1: the same creates alone, per second
     writes: float  # floor 2: the same creates plus the same status patches, no kubelets, per second
     patches: int
+    cpu_rate: float  # bound pods to Running per CPU-second of this process (robust to a shared machine)
+    cpu_writes: float  # floor 2 per CPU-second
 
 
 async def pods_to_running(nodes: int, n: int, events: bool) -> Bound:
@@ -72,7 +93,7 @@ async def pods_to_running(nodes: int, n: int, events: bool) -> Bound:
         reg.add("app:1", ImageProfile())
         pool = NodePool(cluster, nodes, registry=reg, events=events, preload=("app:1",))
         await pool.start()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for i in range(n):
             await cluster.client.create(pod(i, f"node-{i % nodes}", False))
         # Running as the API says it (each kubelet's pod informer has seen its own status write)
@@ -81,47 +102,49 @@ async def pods_to_running(nodes: int, n: int, events: bool) -> Bound:
             if _running(pool) >= n:
                 break
             await cluster.advance(0.1)
-        rate = n / (time.perf_counter() - t0)
+        rate, cpu_rate = n / (time.perf_counter() - t0), n / (time.process_time() - c0)
         patches = sum(k.patches for k in pool)
         written = {w.name: w.pending_status for k in pool for w in k.workers.values()}
     async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
         # the floors: the same creates with nobody watching, then the kubelets' status patches replayed
         client = cluster.client
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for i in range(n):
             await client.create(pod(i, f"ghost-{i % nodes}", False))
         t1 = time.perf_counter()
         for name, status in written.items():
             await client.patch_status("pods", name, {"status": status}, namespace="default", patch_type="merge")
-        t2 = time.perf_counter()
-    return Bound(rate, n / (t1 - t0), n / (t2 - t0), patches)
+        t2, c2 = time.perf_counter(), time.process_time()
+    return Bound(rate, n / (t1 - t0), n / (t2 - t0), patches, cpu_rate, n / (c2 - c0))
 
 
 class Hour(NamedTuple):
     speedup: float  # simulated seconds per wall second
     empty: float  # the same for an empty cluster (housekeeping only)
-    writes_wall: float  # floor: wall seconds the hour's heartbeat writes cost through the client alone
     wall: float
     renewals: int
     patches: int
+    cpu: float  # CPU seconds of the hour
+    writes_cpu: float  # the floor in CPU seconds
+    reports: int  # node status writes
 
 
 async def _heartbeat_write_cost(cluster: Cluster, pool: NodePool, rounds: int) -> tuple[float, float]:
-    """Seconds per Lease renewal and per Node status report issued straight through the client, as the
+    """CPU seconds per Lease renewal and per Node status report issued straight through the client, as the
     kubelets issue them (a merge patch of renewTime; a merge patch of the node conditions)."""
     client = cluster.client
     names = [k.node_name for k in pool]
     statuses = [{"conditions": k._node_status()["conditions"]} for k in pool]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for r in range(rounds):
         body = {"spec": {"renewTime": micro_time(cluster.now + 0.5 + r * 1e-3)}}
         for name in names:
             body["spec"]["holderIdentity"] = name
             await client.patch("leases", name, body, namespace=LEASE_NAMESPACE, patch_type="merge")
-    t1 = time.perf_counter()
+    t1 = time.process_time()
     for name, status in zip(names, statuses, strict=True):
         await client.patch_status("nodes", name, {"status": status}, patch_type="merge")
-    t2 = time.perf_counter()
+    t2 = time.process_time()
     return (t1 - t0) / (rounds * len(names)), (t2 - t1) / len(names)
 
 
@@ -129,30 +152,32 @@ async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> Hour
     sim = 3600.0 * hours
     async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
         reg = ImageRegistry()
-        reg.add("app:1", ImageProfile(ready_after=5))
-        pool = NodePool(cluster, nodes, registry=reg, events=events, preload=("app:1",),
+        for image, profile in HOUR_IMAGES.items():
+            reg.add(image, profile)
+        pool = NodePool(cluster, nodes, registry=reg, events=events, preload=tuple(HOUR_IMAGES),
                         capacity={"cpu": "64", "memory": "256Gi", "pods": "110"})
         await pool.start()
         for i in range(nodes * per_node):
-            await cluster.client.create(pod(i, f"node-{i % nodes}", True))
+            await cluster.client.create(pod(i, f"node-{i % nodes}", True, hour_image(i, nodes)))
         await cluster.advance(60)
         patches0 = sum(k.patches for k in pool)
         renewals0 = sum(k.heartbeat.renewals for k in pool)
-        t0 = time.perf_counter()
+        reports0 = sum(k.heartbeat.reports for k in pool)
+        t0, c0 = time.perf_counter(), time.process_time()
         await cluster.advance(sim)
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         patches = sum(k.patches for k in pool) - patches0
         renewals = sum(k.heartbeat.renewals for k in pool) - renewals0
+        reports = sum(k.heartbeat.reports for k in pool) - reports0
         for k in pool:
             await k.stop()
         per_renewal, per_report = await _heartbeat_write_cost(cluster, pool, 5)
-        reports = len(pool) * sim / NODE_REPORT_INTERVAL
-        writes_wall = renewals * per_renewal + reports * per_report
+        writes_cpu = renewals * per_renewal + reports * per_report
     async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:  # the cluster's own housekeeping for the same hour
         t1 = time.perf_counter()
         await cluster.advance(sim)
         empty_wall = time.perf_counter() - t1
-    return Hour(sim / wall, sim / max(empty_wall, 1e-9), writes_wall, wall, renewals, patches)
+    return Hour(sim / wall, sim / max(empty_wall, 1e-9), wall, renewals, patches, cpu, writes_cpu, reports)
 
 
 async def main() -> None:
@@ -168,25 +193,38 @@ async def main() -> None:
     if a.only in (None, "bound"):
         runs = [await pods_to_running(a.nodes, a.bound, a.events) for _ in range(a.runs)]
         for b in runs:
-            print(f"  run: {b.rate:,.0f}/s to Running; floors: creates {b.creates:,.0f}/s (ratio "
-                  f"{b.rate / b.creates:.2f}), creates + status patches {b.writes:,.0f}/s (ratio "
-                  f"{b.rate / b.writes:.2f}); {b.patches} status patches")
+            print(f"  run: {b.rate:,.0f}/s to Running ({b.cpu_rate:,.0f} per CPU-s); floors: creates "
+                  f"{b.creates:,.0f}/s (ratio {b.rate / b.creates:.2f}), creates + status patches {b.writes:,.0f}/s "
+                  f"(ratio {b.rate / b.writes:.2f}; per CPU-s {b.cpu_writes:,.0f}, ratio "
+                  f"{b.cpu_rate / b.cpu_writes:.2f}); {b.patches} status patches; load {_load()}")
         med = statistics.median
-        print(f"bound pods to Running: {med(b.rate for b in runs):,.0f}/s across {a.nodes} nodes; floors: creates "
-              f"alone {med(b.creates for b in runs):,.0f}/s (ratio {med(b.rate / b.creates for b in runs):.2f}), "
+        print(f"bound pods to Running: {med(b.rate for b in runs):,.0f}/s across {a.nodes} nodes "
+              f"({med(b.cpu_rate for b in runs):,.0f} per CPU-second); floors: creates alone "
+              f"{med(b.creates for b in runs):,.0f}/s (ratio {med(b.rate / b.creates for b in runs):.2f}), "
               f"creates + the same status patches {med(b.writes for b in runs):,.0f}/s "
-              f"(ratio {med(b.rate / b.writes for b in runs):.2f}); median of {a.runs}")
+              f"(ratio {med(b.rate / b.writes for b in runs):.2f}; per CPU-second "
+              f"{med(b.cpu_rate / b.cpu_writes for b in runs):.2f}); median of {a.runs}")
     if a.only in (None, "hour"):
         hruns = [await speedup(a.nodes, a.pods, a.hours, a.events) for _ in range(a.runs)]
         for h in hruns:
-            print(f"  run: {h.speedup:,.0f}x ({h.wall:.1f} s wall); floors: heartbeat writes alone "
-                  f"{h.writes_wall:.1f} s (ratio {h.writes_wall / h.wall:.2f}), empty cluster {h.empty:,.0f}x; "
-                  f"{h.renewals} lease renewals, {h.patches} pod status patches")
+            print(f"  run: {h.speedup:,.0f}x ({h.wall:.1f} s wall, {h.cpu:.1f} s CPU); floor: the heartbeat writes "
+                  f"alone {h.writes_cpu:.1f} s CPU (ratio {h.writes_cpu / h.cpu:.2f}); empty cluster {h.empty:,.0f}x; "
+                  f"{h.renewals} lease renewals, {h.reports} node status writes, {h.patches} pod status patches; "
+                  f"load {_load()}")
         med = statistics.median
         print(f"{a.nodes} nodes x {a.pods} probed pods, {a.hours:g} h: {med(h.speedup for h in hruns):,.0f}x "
-              f"virtual-time speed-up ({med(h.wall for h in hruns):.1f} s wall; the heartbeat writes alone "
-              f"{med(h.writes_wall for h in hruns):.1f} s, ratio {med(h.writes_wall / h.wall for h in hruns):.2f}; "
-              f"empty-cluster floor {med(h.empty for h in hruns):,.0f}x; median of {a.runs})")
+              f"virtual-time speed-up ({med(h.wall for h in hruns):.1f} s wall, {med(h.cpu for h in hruns):.1f} s "
+              f"CPU; the heartbeat writes alone {med(h.writes_cpu for h in hruns):.1f} s CPU, ratio "
+              f"{med(h.writes_cpu / h.cpu for h in hruns):.2f}; empty-cluster floor {med(h.empty for h in hruns):,.0f}x;"
+              f" median of {a.runs})")
+
+
+def _load() -> str:
+    try:
+        with open("/proc/loadavg") as f:
+            return f.read().split()[0]
+    except OSError:
+        return "?"
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ SOURCE_VERSION = "v1.37.0-local"
 _CORE = "io.k8s.api.core.v1."
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
 _APIEXT = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1."
+_AGGREGATOR = "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1."
 
 # Every kind kubelite serves, plus the meta types the apiserver and client exchange.
 ROOTS: tuple[str, ...] = (
@@ -61,6 +62,11 @@ ROOTS: tuple[str, ...] = (
     _APIEXT + "CustomResourceDefinition",
     "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler",
     "io.k8s.api.autoscaling.v1.Scale",
+    # served besides the storage version (converted to autoscaling/v2; not re-exported: see _NOT_REEXPORTED)
+    "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler",
+    *("io.k8s.api.resource.v1." + k for k in ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate",
+                                             "ResourceSlice")),
+    _AGGREGATOR + "APIService",
     *(_META + k for k in (
         "ObjectMeta", "ListMeta", "OwnerReference", "ManagedFieldsEntry", "LabelSelector",
         "DeleteOptions", "Preconditions", "Status", "Condition",
@@ -94,12 +100,16 @@ SPECIAL: dict[str, tuple[dict[str, Any], str]] = {
 _MODULE_PREFIXES: tuple[tuple[str, str], ...] = (
     (_META, "meta_v1"),
     (_APIEXT, "apiextensions_v1"),
+    (_AGGREGATOR, "apiregistration_v1"),
 )
+# Kinds of a served non-storage version: their name is the storage version's, which the package re-exports
+# (the older version's Struct is reached through its module: ``kubelite.api.types.autoscaling_v1``).
+_NOT_REEXPORTED = frozenset({"io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler"})
 _API_NAME = re.compile(r"io\.k8s\.api\.([a-z0-9]+)\.(v[a-z0-9]+)\.[A-Za-z0-9]+")
 # A field must not shadow a module name that annotations refer to (msgspec resolves string
 # annotations with the class namespace in scope).
 _API_NAME_MODULE = re.compile(r"(core|apps|batch|meta|apiextensions|scheduling|policy|storage|rbac|"
-                              r"discovery|coordination|autoscaling|networking|flowcontrol|certificates)_v[a-z0-9]+")
+                              r"discovery|coordination|autoscaling|networking|flowcontrol|certificates|resource|apiregistration)_v[0-9][a-z0-9]*")
 
 _DROP_KEYS = frozenset({"description", "oneOf"})
 _SCALAR_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
@@ -310,6 +320,8 @@ class ModuleWriter:
         attrs: set[str] = set()
         for json_name in order:
             attr = attr_name(json_name)
+            if attr in _BASE_NAMES and attr not in attrs:
+                attr += "_"  # DeviceAttribute.bool / .int: a field must not shadow a builtin the annotations use
             if attr in attrs or attr in _BASE_NAMES or _API_NAME_MODULE.fullmatch(attr):
                 raise ValueError(f"{cls}.{attr}: duplicate or shadows a name used in annotations")
             attrs.add(attr)
@@ -401,7 +413,7 @@ def build_types(defs: dict[str, Any], names: list[str]) -> dict[str, str]:
         members.sort(key=class_name)
         files[f"{module}.py"] = ModuleWriter(module, defs).render(members)
         for n in members:
-            if n in ROOTS or len(gvks(defs[n])) == 1:
+            if (n in ROOTS or len(gvks(defs[n])) == 1) and n not in _NOT_REEXPORTED:
                 exported.setdefault(module, []).append(class_name(n))
     files["__init__.py"] = render_init(exported)
     return files

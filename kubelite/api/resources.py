@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 
 from kubelite.api import types as t
-from kubelite.api.types import K8sStruct
+from kubelite.api.types import K8sStruct, autoscaling_v1
 
 __all__ = [
     "BUILTIN",
@@ -67,10 +67,34 @@ class ResourceInfo(msgspec.Struct, frozen=True, kw_only=True):
     # every version a client may send the kind in (a CRD's served versions; ``version`` is its storage
     # version): the REST mapper finds the resource under each
     served_versions: tuple[str, ...] = ()
+    # built-in kinds served in more versions than their storage one: (version, Struct) of each other
+    # served version, converted to and from ``version`` by the apiserver's scheme
+    version_structs: tuple[tuple[str, type], ...] = ()
+    # for a view of a built-in kind at a served non-storage version (see Registry.at_version): the
+    # storage version (what ``version`` is for every other record)
+    storage_version: str = ""
 
     @property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
+
+    def at_version(self, version: str) -> ResourceInfo:
+        """This built-in resource as served at ``version``: itself for its own version, else a view with that
+        version's Struct and schema whose ``storage`` names the stored version. KeyError if it does not
+        serve ``version`` with a Struct of its own (custom resources: see Registry.at_version)."""
+        if version == self.version:
+            return self
+        for v, cls in self.version_structs:
+            if v == version:
+                return msgspec.structs.replace(self, version=v, struct=cls, schema_ref=_schema_ref(cls),
+                                               storage_version=self.storage)
+        gv = f"{self.group}/{version}" if self.group else version
+        raise KeyError(f'the server could not find the requested resource "{self.plural}" in "{gv}"')
+
+    @property
+    def storage(self) -> str:
+        """The version objects of this resource are stored in (``version`` unless this is a version view)."""
+        return self.storage_version or self.version
 
     @property
     def group_resource(self) -> str:
@@ -102,6 +126,8 @@ def _schema_ref(cls: type) -> str:
         prefix = "io.k8s.apimachinery.pkg.apis.meta.v1"
     elif module == "apiextensions_v1":
         prefix = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1"
+    elif module == "apiregistration_v1":
+        prefix = "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1"
     else:
         group, version = module.rsplit("_", 1)
         prefix = f"io.k8s.api.{group}.{version}"
@@ -119,12 +145,14 @@ def _builtin(
     categories: tuple[str, ...] = (),
     sub: tuple[str, ...] = (),
     verbs: frozenset[str] = STANDARD_VERBS,
+    also: tuple[tuple[str, type[K8sStruct]], ...] = (),
 ) -> ResourceInfo:
     kind = cls.__name__
     return ResourceInfo(
         group=group, version=version, kind=kind, plural=plural, singular=kind.lower(),
         namespaced=namespaced, short_names=short, categories=categories, subresources=frozenset(sub),
         struct=cls, schema_ref=_schema_ref(cls), list_kind=f"{kind}List", verbs=verbs,
+        served_versions=tuple(v for v, _ in also), version_structs=also,
     )
 
 
@@ -161,9 +189,9 @@ BUILTIN: tuple[ResourceInfo, ...] = (
     _builtin("apps", "v1", t.Deployment, "deployments", short=("deploy",), categories=_ALL, sub=_STATUS_SCALE),
     _builtin("apps", "v1", t.ReplicaSet, "replicasets", short=("rs",), categories=_ALL, sub=_STATUS_SCALE),
     _builtin("apps", "v1", t.StatefulSet, "statefulsets", short=("sts",), categories=_ALL, sub=_STATUS_SCALE),
-    # autoscaling/v2
+    # autoscaling/v2, also served as autoscaling/v1 (stored as v2: pkg/apis/autoscaling/v1/conversion.go)
     _builtin("autoscaling", "v2", t.HorizontalPodAutoscaler, "horizontalpodautoscalers", short=("hpa",),
-             categories=_ALL, sub=_STATUS),
+             categories=_ALL, sub=_STATUS, also=(("v1", autoscaling_v1.HorizontalPodAutoscaler),)),
     # batch/v1
     _builtin("batch", "v1", t.CronJob, "cronjobs", short=("cj",), categories=_ALL, sub=_STATUS),
     _builtin("batch", "v1", t.Job, "jobs", categories=_ALL, sub=_STATUS),
@@ -246,15 +274,31 @@ class Registry:
 
     def _index(self, info: ResourceInfo) -> None:
         self._by_kind.setdefault((info.api_version, info.kind), info)
+        views = {v: self.at_version(info, v) for v, _ in info.version_structs}
         for version in info.served_versions:
             api_version = f"{info.group}/{version}" if info.group else version
-            self._by_kind.setdefault((api_version, info.kind), info)
+            self._by_kind.setdefault((api_version, info.kind), views.get(version, info))
         if info.struct is not None:
             self._by_struct.setdefault(info.struct, info)
+        for view in views.values():
+            assert view.struct is not None
+            self._by_struct.setdefault(view.struct, view)
         for name in (info.plural, info.singular, info.kind.lower(), *info.short_names):
             bucket = self._by_name.setdefault(name, [])
             if info not in bucket:
                 bucket.append(info)
+
+    def at_version(self, info: ResourceInfo, version: str) -> ResourceInfo:
+        """``info`` as served at ``version`` (see ResourceInfo.at_version); a custom resource's served
+        versions are the registered record itself. KeyError if the resource does not serve ``version``."""
+        if info.storage_version:
+            info = self._by_resource.get((info.group, info.plural), info)
+        if version == info.version:
+            return info
+        if version not in info.served_versions:
+            gv = f"{info.group}/{version}" if info.group else version
+            raise KeyError(f'the server could not find the requested resource "{info.plural}" in "{gv}"')
+        return info.at_version(version) if info.version_structs else info
 
     def by_resource(self, group: str, plural: str) -> ResourceInfo:
         try:
@@ -306,8 +350,8 @@ class Registry:
             version, dot2, group = rest.partition(".")
             if dot2:
                 for info in self._by_name.get(resource, ()):
-                    if info.group == group and info.version == version:
-                        return info
+                    if info.group == group and (info.version == version or version in info.served_versions):
+                        return self.at_version(info, version) if info.struct is not None else info
             for info in self._by_name.get(resource, ()):
                 if info.group == rest:
                     return info

@@ -27,6 +27,7 @@ from kubelite.apiserver.auth.request_info import request_attributes
 from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo
 from kubelite.apiserver.crd import prune, unknown_fields
 from kubelite.apiserver.crds import CustomResources
+from kubelite.apiserver.registry.conversion import Scheme
 from kubelite.apiserver.registry.strategies import StrategySet
 from kubelite.errors import BadRequest, Forbidden
 
@@ -97,15 +98,24 @@ def canonical_quantities(info: ResourceInfo, obj: dict[str, Any]) -> dict[str, A
 
 
 class Decoder:
-    def __init__(self, *, strategies: StrategySet, crs: CustomResources) -> None:
+    def __init__(self, *, strategies: StrategySet, crs: CustomResources, scheme: Scheme | None = None) -> None:
         self.strategies = strategies
         self.crs = crs
+        self.scheme = scheme if scheme is not None else Scheme()
 
     def decode(
         self, info: ResourceInfo, body: Any, field_validation: str | None, warnings: list[str],
-        *, is_apply: bool = False,
+        *, is_apply: bool = False, version: str = "",
     ) -> dict[str, Any]:
-        """Types and unknown fields of a body of ``info``'s kind; returns the object to continue with."""
+        """Types and unknown fields of a body of ``info``'s kind; returns the object to continue with.
+
+        ``version``: the version the request addresses ("" for the storage version). A built-in kind's
+        body of another served version is decoded in that version and returned converted to the storage
+        version (an apply configuration is returned as sent, in its version)."""
+        if version and version != info.version and info.struct is not None:
+            served = info.at_version(version)
+            decoded = self.decode(served, body, field_validation, warnings, is_apply=is_apply)
+            return decoded if is_apply else self.scheme.to_storage(info, decoded, version)
         mode = field_validation or "Warn"
         if mode not in ("Strict", "Warn", "Ignore"):
             raise BadRequest.make(
@@ -136,12 +146,17 @@ class Decoder:
             if schema is not None:
                 _handle_unknown(mode, unknown_fields(body, schema), body, schema, warnings, prune)
             return body
+        schema_ref = info.schema_ref or ""
         typed = self._typed(info.struct, info.kind, info.version,
-                            lambda: self.strategies.for_resource(info).schema(), body, mode, warnings)
+                            (lambda: builtin_schemas().get(schema_ref)) if info.storage_version else
+                            (lambda: self.strategies.for_resource(info).schema()), body, mode, warnings)
         if is_apply:
             return body  # apply configurations keep explicit nulls (they mean "remove"), so only check them
         out: dict[str, Any] = msgspec.to_builtins(typed)
-        return canonical_quantities(info, out)
+        out = canonical_quantities(info, out)
+        if not info.storage_version and self.scheme.normalizes(info):
+            out = self.scheme.to_storage(info, out, info.version)
+        return out
 
     def decode_subresource(self, sub: SubresourceInfo, body: Any, warnings: list[str]) -> dict[str, Any]:
         """A subresource's body (Binding, Eviction, Scale): kind, version, types and unknown fields are

@@ -58,14 +58,17 @@ _DEFAULT_OPTIONS = Options()
 class Request(msgspec.Struct, kw_only=True, frozen=True):
     """One API request, as kube-apiserver's ``RequestInfo`` plus the decoded body and options.
 
-    ``resource`` is the plural (``pods``), ``group`` "" for the core group. ``body`` is handed over: the
-    apiserver may mutate it (the client passes a fresh copy). ``user`` is the authenticated identity.
+    ``resource`` is the plural (``pods``), ``group`` "" for the core group. ``version`` is the API version
+    the request addresses ("" for the resource's storage version): bodies are read in it and objects
+    returned in it. ``body`` is handed over: the apiserver may mutate it (the client passes a fresh copy).
+    ``user`` is the authenticated identity.
     """
 
     verb: str
     group: str
     resource: str
     user: UserInfo
+    version: str = ""
     namespace: str = ""
     name: str = ""
     subresource: str = ""

@@ -60,6 +60,7 @@ from kubelite.apiserver.handlers.get import bookmark_fn
 from kubelite.apiserver.handlers.patch import PATCH_TYPES
 from kubelite.apiserver.ipallocator import ServiceIPAllocator
 from kubelite.apiserver.pipeline import Authorizer, Decoder
+from kubelite.apiserver.registry.conversion import builtin_scheme
 from kubelite.apiserver.registry.store import GenericStore
 from kubelite.apiserver.registry.strategies import StrategySet
 from kubelite.apiserver.registry.tables import ResourceTables
@@ -82,6 +83,8 @@ __all__ = ["PATCH_TYPES", "ApiServer", "Options", "Request"]
 log = structlog.get_logger("kubelite.apiserver")
 # verbs that address a collection rather than one object (a namespaced request may omit the namespace)
 _COLLECTION_VERBS = ("list", "watch", "deletecollection")
+# subresources whose requests carry the parent kind (converted with it to and from the request's version)
+_SAME_KIND_SUBRESOURCES = ("", "status")
 
 
 class ApiServer:
@@ -115,6 +118,8 @@ class ApiServer:
         # the service REST storage's ClusterIP and NodePort allocators (pkg/registry/core/service)
         self.service_ips = ServiceIPAllocator(rng=rng)
         self.strategies = StrategySet(crs=self.crs, rbac=self.rbac, service_ips=self.service_ips)
+        # conversions of the built-in kinds served in more than their storage version
+        self.scheme = builtin_scheme()
         # --event-ttl: Events expire one TTL after their last write (etcd leases)
         self.event_ttl = EventTTL(clock=clock, store=self.store,
                                   table=lambda: self.store.tables.get(("", "events")), ttl=event_ttl)
@@ -125,7 +130,8 @@ class ApiServer:
         )
         self.scope = Scope(
             clock=clock, rng=rng, tables=self.tables, store=self.generic_store, strategies=self.strategies,
-            decoder=Decoder(strategies=self.strategies, crs=self.crs), authorizer=self.authorizer, crs=self.crs,
+            decoder=Decoder(strategies=self.strategies, crs=self.crs, scheme=self.scheme), authorizer=self.authorizer,
+            crs=self.crs,
         )
         self._resource_rest = ResourceREST(self.scope)
         binding = BindingREST(self.scope)
@@ -209,7 +215,15 @@ class ApiServer:
             if verb not in rest.verbs(info):
                 target = f"{info.group_resource}/{sub}" if sub else f'resources of kind "{info.group_resource}"'
                 raise MethodNotAllowed.make(f"{verb} is not supported on {target}")
-            return await getattr(rest, method_name(verb))(info, req)
+            version = req.version
+            if not version or version == info.version or info.struct is None:
+                return await getattr(rest, method_name(verb))(info, req)
+            if version not in info.served_versions:
+                raise NotFound.make("the server could not find the requested resource")
+            if sub in _SAME_KIND_SUBRESOURCES:
+                return self._in_version(info, version, await getattr(rest, method_name(verb))(info, req))
+            # subresources of their own kind (scale, binding, eviction) read and answer in that kind
+            return await getattr(rest, method_name(verb))(info, _with(req, version=""))
         except ApiError:
             raise
         except Exception as e:
@@ -217,15 +231,32 @@ class ApiServer:
                       subresource=req.subresource, namespace=req.namespace, name=req.name, exc_info=True)
             raise InternalError.make(f"Internal error occurred: {e!s}", causes=[StatusCause(message=str(e))]) from e
 
+    def _in_version(self, info: ResourceInfo, version: str, result: Any) -> Any:
+        """A handler's result (storage version) as ``version`` serves it: the written or read object, each
+        list item, each watch event (upstream's handlers encode through the request's version codec)."""
+        scheme = self.scheme
+        if not scheme.converts(info, version):
+            return result
+        api_version = f"{info.group}/{version}" if info.group else version
+        if isinstance(result, Response):
+            result.data = scheme.encode_for(info, result.data, version)
+        elif isinstance(result, ListResponse):
+            result.items = [scheme.encode_for(info, d, version) for d in result.items]
+            result.api_version = api_version
+        elif isinstance(result, Watcher):
+            result.transform = lambda ev: scheme.event_for(info, ev, version)
+        return result
+
     # --- the verbs, as the in-process client calls them ---
     async def create(
         self, user: UserInfo, group: str, plural: str, namespace: str, body: dict[str, Any], *,
         subresource: str = "", name: str = "", dry_run: bool = False, field_manager: str | None = None,
-        field_validation: str | None = None,
+        field_validation: str | None = None, version: str = "",
     ) -> Response:
-        """POST. ``body`` becomes the apiserver's private copy (the client hands over a fresh dict)."""
+        """POST. ``body`` becomes the apiserver's private copy (the client hands over a fresh dict).
+        ``version`` (every verb): the API version of the request ("" for the storage version)."""
         resp: Response = await self.handle(Request(
-            verb="create", group=group, resource=plural, namespace=namespace, name=name, subresource=subresource,
+            verb="create", group=group, resource=plural, version=version, namespace=namespace, name=name, subresource=subresource,
             body=body, user=user,
             options=Options(dry_run=dry_run, field_manager=field_manager, field_validation=field_validation),
         ))
@@ -233,9 +264,10 @@ class ApiServer:
 
     async def get(
         self, user: UserInfo, group: str, plural: str, namespace: str, name: str, *, subresource: str = "",
+        version: str = "",
     ) -> Response:
         resp: Response = await self.handle(Request(
-            verb="get", group=group, resource=plural, namespace=namespace, name=name, subresource=subresource,
+            verb="get", group=group, resource=plural, version=version, namespace=namespace, name=name, subresource=subresource,
             user=user,
         ))
         return resp
@@ -244,9 +276,10 @@ class ApiServer:
         self, user: UserInfo, group: str, plural: str, namespace: str = "", *, label_selector: str | None = None,
         field_selector: str | None = None, resource_version: str | None = None,
         resource_version_match: str | None = None, limit: int | None = None, continue_: str | None = None,
+        version: str = "",
     ) -> ListResponse:
         resp: ListResponse = await self.handle(Request(
-            verb="list", group=group, resource=plural, namespace=namespace, user=user, options=Options(
+            verb="list", group=group, resource=plural, version=version, namespace=namespace, user=user, options=Options(
                 label_selector=label_selector, field_selector=field_selector, resource_version=resource_version,
                 resource_version_match=resource_version_match, limit=limit, continue_=continue_,
             ),
@@ -257,10 +290,10 @@ class ApiServer:
         self, user: UserInfo, group: str, plural: str, namespace: str = "", *, label_selector: str | None = None,
         field_selector: str | None = None, resource_version: str | None = None, allow_bookmarks: bool = False,
         send_initial_events: bool | None = None, timeout_seconds: float | None = None,
-        capacity: int | None = None,
+        capacity: int | None = None, version: str = "",
     ) -> Watcher:
         w: Watcher = await self.handle(Request(
-            verb="watch", group=group, resource=plural, namespace=namespace, user=user, options=Options(
+            verb="watch", group=group, resource=plural, version=version, namespace=namespace, user=user, options=Options(
                 label_selector=label_selector, field_selector=field_selector, resource_version=resource_version,
                 allow_bookmarks=allow_bookmarks, send_initial_events=send_initial_events,
                 timeout_seconds=timeout_seconds, capacity=capacity,
@@ -271,10 +304,10 @@ class ApiServer:
     async def update(
         self, user: UserInfo, group: str, plural: str, namespace: str, name: str, body: dict[str, Any], *,
         subresource: str = "", dry_run: bool = False, field_manager: str | None = None,
-        field_validation: str | None = None,
+        field_validation: str | None = None, version: str = "",
     ) -> Response:
         resp: Response = await self.handle(Request(
-            verb="update", group=group, resource=plural, namespace=namespace, name=name, subresource=subresource,
+            verb="update", group=group, resource=plural, version=version, namespace=namespace, name=name, subresource=subresource,
             body=body, user=user,
             options=Options(dry_run=dry_run, field_manager=field_manager, field_validation=field_validation),
         ))
@@ -283,10 +316,10 @@ class ApiServer:
     async def patch(
         self, user: UserInfo, group: str, plural: str, namespace: str, name: str, patch: Any, patch_type: str, *,
         subresource: str = "", dry_run: bool = False, field_manager: str | None = None, force: bool | None = None,
-        field_validation: str | None = None,
+        field_validation: str | None = None, version: str = "",
     ) -> Response:
         resp: Response = await self.handle(Request(
-            verb="patch", group=group, resource=plural, namespace=namespace, name=name, subresource=subresource,
+            verb="patch", group=group, resource=plural, version=version, namespace=namespace, name=name, subresource=subresource,
             body=patch, user=user, options=Options(
                 patch_type=patch_type, dry_run=dry_run, field_manager=field_manager, force=force,
                 field_validation=field_validation,
@@ -297,10 +330,10 @@ class ApiServer:
     async def delete(
         self, user: UserInfo, group: str, plural: str, namespace: str, name: str, *,
         grace_period_seconds: int | None = None, propagation_policy: str | None = None,
-        preconditions: dict[str, Any] | None = None, dry_run: bool = False,
+        preconditions: dict[str, Any] | None = None, dry_run: bool = False, version: str = "",
     ) -> Response:
         resp: Response = await self.handle(Request(
-            verb="delete", group=group, resource=plural, namespace=namespace, name=name, user=user, options=Options(
+            verb="delete", group=group, resource=plural, version=version, namespace=namespace, name=name, user=user, options=Options(
                 grace_period_seconds=grace_period_seconds, propagation_policy=propagation_policy,
                 preconditions=preconditions, dry_run=dry_run,
             ),

@@ -240,7 +240,7 @@ class Client:
         body = self._body(obj)
         resp = await self._server.create(
             self.user, info.group, info.plural, self._ns(info, namespace, body), body, dry_run=dry_run,
-            field_manager=field_manager or self.field_manager, field_validation=field_validation,
+            field_manager=field_manager or self.field_manager, field_validation=field_validation, **_version(info),
         )
         self._note(resp.warnings)
         return self._out(resp.data, self._result_type(obj, info))
@@ -261,7 +261,7 @@ class Client:
         ``Scale`` (a dict for string names); ``"status"`` the object. Raises ``NotFound`` (404)."""
         info = self._info(res)
         resp = await self._server.get(self.user, info.group, info.plural, self._ns(info, namespace), name,
-                                      subresource=subresource)
+                                      subresource=subresource, **_version(info))
         if subresource == "scale":
             from kubelite.api.types import Scale
 
@@ -280,7 +280,7 @@ class Client:
         resp = await self._server.list(
             self.user, info.group, info.plural, ns, label_selector=_label_str(labels),
             field_selector=_field_str(fields), resource_version=resource_version,
-            resource_version_match=resource_version_match, limit=limit, continue_=continue_,
+            resource_version_match=resource_version_match, limit=limit, continue_=continue_, **_version(info),
         )
         cls = self._result_type(res, info)
         dec = _decoder(cls).decode if cls is not None else _decode
@@ -329,6 +329,7 @@ class Client:
             self.user, info.group, info.plural, ns, label_selector=_label_str(labels),
             field_selector=_field_str(fields), resource_version=resource_version, allow_bookmarks=allow_bookmarks,
             send_initial_events=send_initial_events, timeout_seconds=timeout_seconds, capacity=capacity,
+            **_version(info),
         )
         cls = self._result_type(res, info)
         dec = _decoder(cls).decode if cls is not None else _decode
@@ -396,6 +397,7 @@ class Client:
         resp = await self._server.update(
             self.user, info.group, info.plural, self._ns(info, namespace, body), name, body, subresource=subresource,
             dry_run=dry_run, field_manager=field_manager or self.field_manager, field_validation=field_validation,
+            **_version(info),
         )
         self._note(resp.warnings)
         return self._out(resp.data, self._result_type(obj, info))
@@ -441,7 +443,7 @@ class Client:
         resp = await self._server.patch(
             self.user, info.group, info.plural, self._ns(info, namespace), name, body, patch_type,
             subresource=subresource, dry_run=dry_run, field_manager=field_manager or self.field_manager,
-            force=force, field_validation=field_validation,
+            force=force, field_validation=field_validation, **_version(info),
         )
         self._note(resp.warnings)
         if subresource == "scale":
@@ -477,7 +479,7 @@ class Client:
         resp = await self._server.patch(
             self.user, info.group, info.plural, self._ns(info, namespace, body), name, body, PatchType.APPLY,
             subresource=subresource, dry_run=dry_run, field_manager=field_manager or self.field_manager,
-            force=force, field_validation=field_validation,
+            force=force, field_validation=field_validation, **_version(info),
         )
         self._note(resp.warnings)
         return self._out(resp.data, self._result_type(obj, info))
@@ -550,6 +552,12 @@ async def ignore_not_found(aw: Awaitable[R]) -> R | None:
         return await aw
     except NotFound:
         return None
+
+
+def _version(info: ResourceInfo) -> dict[str, str]:
+    """The request's ``version`` for a resource named at a served non-storage version (an autoscaling/v1
+    HorizontalPodAutoscaler): the apiserver converts to and from it. Nothing for the storage version."""
+    return {"version": info.version} if info.storage_version else {}
 
 
 def _label_str(labels: str | dict[str, Any] | None) -> str | None:

@@ -350,6 +350,9 @@ class ApiApp:
             info: ResourceInfo = self.server.registry.by_resource(group, plural)
         except KeyError:
             raise NotFound.make("the server could not find the requested resource") from None
+        if info.struct is not None and version in info.served_versions:
+            view: ResourceInfo = self.server.registry.at_version(info, version)  # another served version
+            return view
         if info.version != version and not (info.struct is None and self.server.crs.serves(
                 info, f"{group}/{version}" if group else version)):
             raise NotFound.make("the server could not find the requested resource")
@@ -442,7 +445,8 @@ class ApiApp:
                       sub: str = "", body: Any = None, options: Options | None = None) -> Any:
         """The apiserver's one request entry point: every resource request goes through it."""
         return await self.server.handle(Request(
-            verb=verb, group=info.group, resource=info.plural, user=user, namespace=namespace, name=name,
+            verb=verb, group=info.group, resource=info.plural, version=info.version if info.storage_version else "",
+            user=user, namespace=namespace, name=name,
             subresource=sub, body=body, options=options if options is not None else Options(),
         ))
 

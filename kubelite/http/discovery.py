@@ -7,8 +7,8 @@ Contract:
 - Aggregated discovery (``apidiscovery.k8s.io/v2`` APIGroupDiscoveryList), served when the Accept header
   asks for it, with exactly the media type the client asked for (client-go falls back to legacy discovery
   when the response type does not match).
-- Custom resources appear as soon as their CRD is established, with every served version; built-in groups
-  list their one served version. The documents are pure functions of the registry and the CRDs.
+- Custom resources appear as soon as their CRD is established, with every served version; built-in kinds
+  with every version they are served in (autoscaling: v2, preferred, and v1), the preferred one first. The documents are pure functions of the registry and the CRDs.
 """
 
 from __future__ import annotations
@@ -66,7 +66,8 @@ def resources_of(srv: ApiServer) -> list[tuple[ResourceInfo, str]]:
             for v in crds.get((info.group, info.plural), [info.version]):
                 out.append((info, v))
         else:
-            out.append((info, info.version))
+            # the storage version (kube-apiserver's preferred one) first, then the other served versions
+            out.extend((info, v) for v in (info.version, *info.served_versions))
     return out
 
 

@@ -65,6 +65,7 @@ class NodeHeartbeat:
         self._dirty = True
         self._reported: dict[str, Any] = {}  # the last status fields written
         self.renewals = 0
+        self.reports = 0
 
     def mark_dirty(self) -> None:
         self._dirty = True
@@ -92,6 +93,7 @@ class NodeHeartbeat:
         except ApiError as e:
             log.warning("node_status_failed", node=self.node_name, error=str(e))
             return
+        self.reports += 1
         reported.update(status)
 
     async def _create_lease(self) -> None:

@@ -73,6 +73,7 @@ class Watcher:
         "position",
         "predicate",
         "queue",
+        "transform",
         "trigger",
     )
 
@@ -98,6 +99,9 @@ class Watcher:
         self.position = 0
         self._waiter: asyncio.Future[None] | None = None
         self._on_close: Callable[[Watcher], None] | None = None
+        # applied to each event as the consumer takes it (the apiserver's conversion to the watch's API
+        # version); the queued events stay the store's shared ones
+        self.transform: Callable[[WatchEvent], WatchEvent] | None = None
 
     # --- producer side (sync, called by the store) ---
     def push(self, event: WatchEvent) -> None:
@@ -140,7 +144,10 @@ class Watcher:
     # --- consumer side ---
     def poll(self) -> WatchEvent | None:
         """The next queued event without waiting, or None."""
-        return self.queue.popleft() if self.queue else None
+        if not self.queue:
+            return None
+        ev = self.queue.popleft()
+        return ev if self.transform is None else self.transform(ev)
 
     async def next(self) -> WatchEvent | None:
         """The next event, waiting for one; None once the watcher is closed and drained."""
@@ -152,7 +159,8 @@ class Watcher:
                 await self._waiter
             finally:
                 self._waiter = None
-        return self.queue.popleft()
+        ev = self.queue.popleft()
+        return ev if self.transform is None else self.transform(ev)
 
     def __aiter__(self) -> AsyncIterator[WatchEvent]:
         return self._iter()

@@ -172,3 +172,16 @@ async def test_job_with_echo_completes_and_cronjob_does_not_pile_up(cluster: Clu
     assert not cron["status"].get("active")
     jobs = [j for j in await cluster.client.list("jobs", namespace="default") if j["metadata"]["name"] != "hi"]
     assert len(jobs) == 3 and all(j["status"].get("succeeded") == 1 for j in jobs)
+
+
+async def test_a_node_write_reaches_only_that_nodes_kubelet_watch() -> None:
+    # #17 item 4: nothing in a kubelet costs per event in proportion to the cluster. Each kubelet watches its
+    # own Node (fieldSelector metadata.name) and its node's pods (spec.nodeName); both are pinned to that
+    # value, as upstream's storage TriggerFuncs (node.NameTriggerFunc, pod.NodeNameTriggerFunc), so a write is
+    # offered to one node's watchers instead of being filtered by every node's.
+    async with Cluster(seed=1, nodes=20, scheduler=False, controllers=False, network=False) as c:
+        for plural in ("nodes", "pods"):
+            table = c.store.table("", plural)
+            assert sorted(table.pinned) == sorted(f"node-{i}" for i in range(20)), plural
+            assert all(len(ws) == 1 for ws in table.pinned.values()), plural
+            assert len(table.watchers) <= 2, plural  # unfiltered watchers do not grow with the nodes

@@ -6,6 +6,7 @@ tools/gen_api.py. DO NOT EDIT."""
 
 from kubelite.api.types._base import IntOrString, K8sStruct, Quantity
 from kubelite.api.types.apiextensions_v1 import CustomResourceDefinition
+from kubelite.api.types.apiregistration_v1 import APIService
 from kubelite.api.types.apps_v1 import ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet
 from kubelite.api.types.autoscaling_v1 import Scale
 from kubelite.api.types.autoscaling_v2 import HorizontalPodAutoscaler
@@ -19,10 +20,12 @@ from kubelite.api.types.meta_v1 import Condition, DeleteOptions, LabelSelector, 
 from kubelite.api.types.networking_v1 import Ingress, IngressClass, NetworkPolicy
 from kubelite.api.types.policy_v1 import Eviction, PodDisruptionBudget
 from kubelite.api.types.rbac_v1 import ClusterRole, ClusterRoleBinding, Role, RoleBinding
+from kubelite.api.types.resource_v1 import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from kubelite.api.types.scheduling_v1 import PriorityClass
 from kubelite.api.types.storage_v1 import StorageClass
 
 __all__ = [
+    "APIService",
     "Binding",
     "CertificateSigningRequest",
     "ClusterRole",
@@ -35,6 +38,7 @@ __all__ = [
     "DaemonSet",
     "DeleteOptions",
     "Deployment",
+    "DeviceClass",
     "EndpointSlice",
     "Endpoints",
     "Event",
@@ -66,7 +70,10 @@ __all__ = [
     "Quantity",
     "ReplicaSet",
     "ReplicationController",
+    "ResourceClaim",
+    "ResourceClaimTemplate",
     "ResourceQuota",
+    "ResourceSlice",
     "Role",
     "RoleBinding",
     "Scale",

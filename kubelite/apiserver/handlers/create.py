@@ -14,7 +14,7 @@ __all__ = ["create"]
 async def create(scope: Scope, info: ResourceInfo, strategy: Strategy, req: Request) -> Response:
     opts = req.options
     warnings: list[str] = []
-    body = scope.decoder.decode(info, req.body, opts.field_validation, warnings)
+    body = scope.decoder.decode(info, req.body, opts.field_validation, warnings, version=req.version)
     w = Write(user=req.user, info=info, namespace=req.namespace, dry_run=opts.dry_run,
               manager=opts.field_manager or "kubelite")
     return Response(data=await scope.store.create(w, strategy, body), warnings=warnings)

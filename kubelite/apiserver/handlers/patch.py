@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubelite.api.resources import ResourceInfo
+from kubelite.api.schema import Schema, builtin_schemas
 from kubelite.apiserver.handlers.update import copy_json
 from kubelite.apiserver.patch import (
     apply_json_patch,
@@ -49,7 +50,7 @@ def check_patch_type(patch_type: str | None) -> str:
 
 
 def apply_patch(live: dict[str, Any], patch: Any, patch_type: str, *, shared: bool = False,
-                strategy: Strategy | UpdateStrategy | None = None) -> dict[str, Any]:
+                strategy: Strategy | UpdateStrategy | _VersionSchema | None = None) -> dict[str, Any]:
     """``live`` patched by a JSON, merge or strategic merge patch (a new object; ``live`` is unchanged).
     ``shared``: untouched parts of a merge patch's result may be shared with ``live``."""
     if patch_type == "json":
@@ -67,6 +68,25 @@ def apply_patch(live: dict[str, Any], patch: Any, patch_type: str, *, shared: bo
     if not isinstance(out, dict):
         raise BadRequest.make("the patched object is not an object")
     return out
+
+
+class _VersionSchema:
+    """The schema of a built-in kind at a served non-storage version (what strategic merge and apply of
+    a request in that version use)."""
+
+    def __init__(self, served: ResourceInfo) -> None:
+        self.served = served
+
+    def ssa_schema(self) -> Schema | None:
+        return builtin_schemas().get(self.served.schema_ref) if self.served.schema_ref else None
+
+
+def served_version(scope: Scope, info: ResourceInfo, req: Request) -> str:
+    """The request's version when objects must be converted for it, else "" (the storage version)."""
+    version = req.version
+    if not version or version == info.version or not scope.decoder.scheme.converts(info, version):
+        return ""
+    return version
 
 
 async def patch(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req: Request) -> Response:
@@ -92,11 +112,15 @@ async def patch(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req:
         meta = body.get("metadata")
         expect = parse_resource_version(meta.get("resourceVersion") if isinstance(meta, dict) else None)
 
+    version = served_version(scope, info, req)
+
     def mutate(live: dict[str, Any]) -> dict[str, Any]:
         # built-in kinds: the typed decode below copies the result, so untouched parts may be shared
-        out = apply_patch(live, body, patch_type, shared=info.struct is not None, strategy=strategy)
+        target = live if not version else scope.decoder.scheme.from_storage(info, live, version)
+        out = apply_patch(target, body, patch_type, shared=info.struct is not None,
+                          strategy=strategy if not version else _VersionSchema(info.at_version(version)))
         local: list[str] = []
-        out = scope.decoder.decode(info, out, opts.field_validation, local)
+        out = scope.decoder.decode(info, out, opts.field_validation, local, version=version)
         seen = set(warnings)  # a retried mutation reports each warning once (a set: N unknown fields, O(N))
         warnings.extend(w for w in dict.fromkeys(local) if w not in seen)
         patch_meta = body.get("metadata", {}) if patch_type != "json" else None
@@ -122,21 +146,28 @@ async def _apply(
         raise BadRequest.make("PATCH /apply requires fieldManager to be set")
     if not isinstance(req.body, dict):
         raise BadRequest.make("error decoding YAML: apply patches must be objects")
-    applied = scope.decoder.decode(info, req.body, opts.field_validation, warnings, is_apply=True)
-    schema = strategy.ssa_schema()
+    version = served_version(scope, info, req)
+    applied = scope.decoder.decode(info, req.body, opts.field_validation, warnings, is_apply=True, version=version)
+    served = info.at_version(version) if version else info
+    schema = strategy.ssa_schema() if not version else _VersionSchema(served).ssa_schema()
     assert schema is not None
     name = req.name
     field_manager = scope.store.field_manager
+    scheme = scope.decoder.scheme
 
     def mutate(live: dict[str, Any]) -> dict[str, Any]:
+        # an apply in another served version merges into the live object in that version (upstream's field
+        # manager converts the live object to the applied configuration's version and back)
+        target = live if not version or not live else scheme.from_storage(info, live, version)
         merged = field_manager.apply(
-            live or None, copy_json(applied), manager=w.manager, schema=schema,
-            api_version=applied.get("apiVersion", info.api_version), now=scope.clock.timestamp(),
+            target or None, copy_json(applied), manager=w.manager, schema=schema,
+            api_version=applied.get("apiVersion", served.api_version), now=scope.clock.timestamp(),
             force=bool(opts.force), subresource=strategy.subresource, kind=info.kind,
             ignored_fields=strategy.reset_fields(),
         )
         merged.setdefault("metadata", {})["name"] = name
-        return canonical_quantities(info, merged)
+        merged = canonical_quantities(served, merged)
+        return merged if not version else scheme.to_storage(info, merged, version)
 
     create = strategy if isinstance(strategy, Strategy) else None  # apply creates only the resource itself
     data = await scope.store.update(w, strategy, name, mutate, expect_rv=None, create_strategy=create,

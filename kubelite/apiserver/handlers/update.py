@@ -34,7 +34,7 @@ async def update(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req
     opts = req.options
     name, namespace = req.name, req.namespace
     warnings: list[str] = []
-    body = scope.decoder.decode(info, req.body, opts.field_validation, warnings)
+    body = scope.decoder.decode(info, req.body, opts.field_validation, warnings, version=req.version)
     meta = body["metadata"]
     if meta.get("name") and meta["name"] != name:
         raise BadRequest.make(f"the name of the object ({meta['name']}) does not match the name on the URL ({name})")

@@ -17,8 +17,10 @@ from kubelite.store import Store, StoredObject, Table
 
 __all__ = ["ResourceTables"]
 
-# (group, plural) -> the field watchers may be pinned to (the kubelet watches its node's pods)
-_TRIGGER_FIELDS = {("", "pods"): "spec.nodeName"}
+# (group, plural) -> the field watchers may be pinned to, as upstream's storage TriggerFuncs: a kubelet
+# watches its node's pods (pod.NodeNameTriggerFunc) and its own Node (node.NameTriggerFunc), so a write is
+# offered to the watchers of that one node, not tested against every node's
+_TRIGGER_FIELDS = {("", "pods"): "spec.nodeName", ("", "nodes"): "metadata.name"}
 _OBJECT_CACHE_LIMIT = 4096
 
 
