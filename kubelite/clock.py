@@ -92,6 +92,7 @@ class TimerHandle:
         self.cancelled = False
 
     def cancel(self) -> None:
+        """Cancel the timer (``asyncio.TimerHandle.cancel``); a no-op once it has fired."""
         self.cancelled = True
 
 
@@ -102,25 +103,38 @@ class Clock(Protocol):
         """Seconds since the Unix epoch (virtual or real)."""
         ...
 
-    def call_later(self, delay: float, callback: Callable[[], Any]) -> TimerHandle: ...
+    def call_later(self, delay: float, callback: Callable[[], Any]) -> TimerHandle:
+        """Call ``callback()`` once ``delay`` seconds from now on this clock (``loop.call_later``); the handle cancels
+        it."""
 
-    async def sleep(self, seconds: float) -> None: ...
+    async def sleep(self, seconds: float) -> None:
+        """Sleep ``seconds`` on this clock (``asyncio.sleep``); ``0`` yields once."""
 
-    async def sleep_until(self, deadline: float) -> None: ...
+    async def sleep_until(self, deadline: float) -> None:
+        """Sleep until this clock reads ``deadline`` (an absolute ``now()`` value)."""
 
-    async def advance(self, seconds: float) -> None: ...
+    async def advance(self, seconds: float) -> None:
+        """Move time forward by ``seconds``, running every timer that comes due on the way (virtual time); a real clock
+        just sleeps."""
 
-    async def settle(self) -> None: ...
+    async def settle(self) -> None:
+        """Return once no task can make progress without time moving (every ready callback has run)."""
 
-    def move_on_after(self, seconds: float) -> contextlib.AbstractContextManager[anyio.CancelScope]: ...
+    def move_on_after(self, seconds: float) -> contextlib.AbstractContextManager[anyio.CancelScope]:
+        """A cancel scope that silently ends its block after ``seconds`` on this clock (``anyio.move_on_after``)."""
 
-    def fail_after(self, seconds: float) -> contextlib.AbstractContextManager[anyio.CancelScope]: ...
+    def fail_after(self, seconds: float) -> contextlib.AbstractContextManager[anyio.CancelScope]:
+        """A cancel scope that raises ``TimeoutError`` after ``seconds`` on this clock (``anyio.fail_after``)."""
 
-    async def wait_for(self, aw: Awaitable[T], timeout: float) -> T: ...  # noqa: ASYNC109 - on the cluster clock
+    async def wait_for(self, aw: Awaitable[T], timeout: float) -> T:  # noqa: ASYNC109 - on the cluster clock
+        """Await ``aw``, raising ``TimeoutError`` if it takes longer than ``timeout`` seconds on this clock
+        (``asyncio.wait_for``)."""
 
-    def timestamp(self) -> str: ...
+    def timestamp(self) -> str:
+        """Now as a Kubernetes ``Time`` string (RFC 3339, seconds, UTC), as metadata timestamps carry."""
 
-    def micro_timestamp(self) -> str: ...
+    def micro_timestamp(self) -> str:
+        """Now as a Kubernetes ``MicroTime`` string (RFC 3339 with microseconds, UTC), as Events carry."""
 
 
 class _ClockBase:
@@ -201,6 +215,7 @@ class VirtualClock(_ClockBase):
 
     # --- reading time ---
     def now(self) -> float:
+        """Current virtual time in seconds since the epoch; it moves only when the loop would otherwise sleep."""
         lt = self._loop_time
         if lt is not None and lt.vt != self._seen_vt:
             self._seen_vt = lt.vt
@@ -211,14 +226,18 @@ class VirtualClock(_ClockBase):
 
     @property
     def pending_timers(self) -> int:
+        """How many timers are set and not cancelled."""
         return sum(1 for _, _, h in self._timers if not h.cancelled)
 
     def next_deadline(self) -> float | None:
+        """The deadline of the earliest pending timer, or None when none is pending."""
         self._drop_cancelled()
         return self._timers[0][0] if self._timers else None
 
     # --- scheduling ---
     def call_later(self, delay: float, callback: Callable[[], Any]) -> TimerHandle:
+        """Call ``callback()`` when virtual time reaches now + ``delay`` (timers of equal deadline fire in the order
+        they were set)."""
         handle = TimerHandle(self.now() + max(0.0, delay), callback)
         heapq.heappush(self._timers, (handle.deadline, next(self._seq), handle))
         if handle.deadline < self._wake_at and self._loop_time is not None:
@@ -226,6 +245,7 @@ class VirtualClock(_ClockBase):
         return handle
 
     async def sleep(self, seconds: float) -> None:
+        """Sleep ``seconds`` of virtual time (``0`` yields once); costs no wall time."""
         loop = asyncio.get_running_loop()
         if seconds <= 0:
             await asyncio.sleep(0)
@@ -374,6 +394,7 @@ class LoopTime:
 
     @classmethod
     def for_loop(cls, loop: asyncio.AbstractEventLoop) -> LoopTime:
+        """The one LoopTime of ``loop`` (created on first use): every virtual clock on a loop shares it."""
         lt = cls._by_loop.get(id(loop))
         if lt is None or lt.loop is not loop:
             lt = cls._by_loop[id(loop)] = LoopTime(loop)
@@ -388,12 +409,14 @@ class LoopTime:
 
     # --- clocks ---
     def add(self, clock: VirtualClock) -> None:
+        """Put ``clock`` on this loop's time (patching the loop's ``time()`` and selector on the first one)."""
         if not self.clocks:
             self._install()
         self.clocks.append(clock)
         clock._joined(self)
 
     def remove(self, clock: VirtualClock) -> None:
+        """Take ``clock`` off this loop; the last one to leave restores the loop's own time and selector."""
         if clock in self.clocks:
             self.clocks.remove(clock)
             clock._left()
@@ -463,6 +486,7 @@ class LoopTime:
 
     @property
     def held(self) -> bool:
+        """Whether a time jump must wait: a hold is taken or known I/O (an executor future) is in flight."""
         if self._holds:
             return True
         return any(not f.done() for f in self._executor_futures)
@@ -553,9 +577,11 @@ class RealClock(_ClockBase):
     """Wall-clock time, for serving real clients. Same API as :class:`VirtualClock`."""
 
     def now(self) -> float:
+        """Seconds since the Unix epoch, from the wall clock (``time.time()``)."""
         return time.time()
 
     def call_later(self, delay: float, callback: Callable[[], Any]) -> TimerHandle:
+        """Call ``callback()`` after ``delay`` wall-clock seconds (the event loop's ``call_later``)."""
         handle = TimerHandle(self.now() + delay, callback)
 
         def fire() -> None:
@@ -567,12 +593,15 @@ class RealClock(_ClockBase):
         return handle
 
     async def sleep(self, seconds: float) -> None:
+        """``asyncio.sleep`` on the wall clock (negative durations sleep 0)."""
         await asyncio.sleep(max(0.0, seconds))
 
     async def advance(self, seconds: float) -> None:
+        """Wall time cannot be moved: sleep ``seconds`` instead."""
         await asyncio.sleep(max(0.0, seconds))
 
     async def settle(self) -> None:
+        """Yield until the loop has no ready callbacks left (bounded), without moving time."""
         loop = asyncio.get_running_loop()
         ready = loop._ready  # type: ignore[attr-defined]
         for _ in range(10_000):
@@ -582,6 +611,7 @@ class RealClock(_ClockBase):
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[RealClock]:
+        """A no-op context manager: a real clock needs nothing installed on the loop."""
         yield self
 
 

@@ -45,12 +45,17 @@ __all__ = [
 
 
 class StatusCause(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """metav1 ``StatusCause``: one reason a request failed (reason, message, and the field it concerns)."""
+
     reason: str | None = None
     message: str | None = None
     field: str | None = None
 
 
 class StatusDetails(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
+    """metav1 ``StatusDetails``: the object a ``Status`` concerns (name, group, kind, uid), its causes and retry delay.
+    metav1 ``StatusDetails``: the object a ``Status`` concerns (name, group, kind, uid), its causes and retry delay."""
+
     name: str | None = None
     group: str | None = None
     kind: str | None = None
@@ -134,6 +139,8 @@ class BadRequest(ApiError):
 
 
 class Unauthorized(ApiError):
+    """401 Unauthorized (``NewUnauthorized``): the request carried no valid credentials."""
+
     code = 401
     reason = "Unauthorized"
 
@@ -172,6 +179,8 @@ class NotFound(ApiError):
 
 
 class MethodNotAllowed(ApiError):
+    """405 MethodNotAllowed (``NewMethodNotSupported``): the resource does not support the verb."""
+
     code = 405
     reason = "MethodNotAllowed"
 
@@ -214,6 +223,8 @@ class Expired(ApiError):
 
 
 class UnsupportedMediaType(ApiError):
+    """415 UnsupportedMediaType: the request body's content type is not accepted (e.g. protobuf)."""
+
     code = 415
     reason = "UnsupportedMediaType"
 
@@ -231,16 +242,22 @@ class TooManyRequests(ApiError):
 
 
 class InternalError(ApiError):
+    """500 InternalError (apimachinery ``NewInternalError``): the server failed to handle a valid request."""
+
     code = 500
     reason = "InternalError"
 
 
 class ServiceUnavailable(ApiError):
+    """503 ServiceUnavailable (``NewServiceUnavailable``): the server cannot serve the request now; retry."""
+
     code = 503
     reason = "ServiceUnavailable"
 
 
 class ServerTimeout(ApiError):
+    """504 Timeout (``NewServerTimeout``): the request may have been committed; its outcome is unknown."""
+
     code = 504
     reason = "Timeout"
 
@@ -310,26 +327,32 @@ class FieldError(msgspec.Struct, frozen=True, kw_only=True):
     # Constructors named after upstream's field.Required(...), field.Invalid(...), ...
     @staticmethod
     def required(field: str, detail: str = "") -> FieldError:
+        """apimachinery ``field.Required``: the field must be set."""
         return FieldError(kind="Required", field=field, detail=detail)
 
     @staticmethod
     def invalid(field: str, value: Any, detail: str = "") -> FieldError:
+        """apimachinery ``field.Invalid``: ``value`` is not valid for ``field``, with ``detail`` saying why."""
         return FieldError(kind="Invalid", field=field, value=value, detail=detail)
 
     @staticmethod
     def not_supported(field: str, value: Any, supported: Iterable[str]) -> FieldError:
+        """apimachinery ``field.NotSupported``: ``value`` is not one of ``supported``."""
         return FieldError(kind="NotSupported", field=field, value=value, supported=tuple(supported))
 
     @staticmethod
     def duplicate(field: str, value: Any) -> FieldError:
+        """apimachinery ``field.Duplicate``: ``value`` occurs twice where values must be unique."""
         return FieldError(kind="Duplicate", field=field, value=value)
 
     @staticmethod
     def forbidden(field: str, detail: str) -> FieldError:
+        """apimachinery ``field.Forbidden``: the field may not be set (here, or to this value)."""
         return FieldError(kind="Forbidden", field=field, detail=detail)
 
     @staticmethod
     def too_long(field: str, value: Any, max_length: int) -> FieldError:
+        """apimachinery ``field.TooLong``: ``value`` is longer than ``max_length`` bytes."""
         return FieldError(
             kind="TooLong", field=field, value=value, detail=f"may not be more than {max_length} bytes"
         )
@@ -341,10 +364,12 @@ class FieldError(msgspec.Struct, frozen=True, kw_only=True):
 
     @staticmethod
     def type_invalid(field: str, value: Any, detail: str) -> FieldError:
+        """apimachinery ``field.TypeInvalid``: ``value`` has the wrong type for ``field``."""
         return FieldError(kind="TypeInvalid", field=field, value=value, detail=detail)
 
     @property
     def reason(self) -> str:
+        """The ``StatusCause`` reason of this kind (``FieldValueInvalid``, ``FieldValueRequired``, ...)."""
         return _FIELD_REASONS[self.kind][0]
 
     def body(self) -> str:
@@ -364,6 +389,7 @@ class FieldError(msgspec.Struct, frozen=True, kw_only=True):
         return f"{self.field}: {self.body()}" if self.field else self.body()
 
     def cause(self) -> StatusCause:
+        """This error as a ``StatusCause`` (reason, message, field) for the 422 ``Status`` details."""
         return StatusCause(reason=self.reason, message=self.body(), field=self.field)
 
 

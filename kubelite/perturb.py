@@ -59,6 +59,7 @@ class ApiCall:
 
     @property
     def is_write(self) -> bool:
+        """Whether the verb writes (create, update, patch, delete, deletecollection)."""
         return self.verb in ("create", "update", "patch", "delete", "deletecollection")
 
     def __repr__(self) -> str:

@@ -100,3 +100,25 @@ async def test_crashing_kube_controller_manager_leaves_user_managers_running(how
 
 async def _eq(aw: Any, value: Any) -> bool:
     return bool(await aw == value)
+
+
+def test_the_first_cluster_does_not_load_what_it_does_not_use() -> None:
+    """Issue #17 cold start: CEL (cel-python and its lark grammar), the HTTP server, kubectl printers, the
+    scenario and fuzz layers and the CLI load when first used, not with the first cluster (CEL used to be
+    imported, and its environment built, with the apiserver: about a second of a cold start)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import asyncio, sys\n"
+        "from kubelite import Cluster\n"
+        "async def main():\n"
+        "    async with Cluster(seed=1):\n"
+        "        pass\n"
+        "asyncio.run(main())\n"
+        "heavy = ('celpy', 'lark', 'uvicorn', 'kubelite.http', 'kubelite.kubectl', 'kubelite.scenario',\n"
+        "         'kubelite.fuzz', 'kubelite.cli', 'kubelite.apiserver.crd.cel')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

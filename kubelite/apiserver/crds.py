@@ -31,7 +31,6 @@ from kubelite.apiserver.crd import (
     validate,
     validate_crd,
 )
-from kubelite.apiserver.crd.cel import validate_rules
 from kubelite.apiserver.registry.tables import ResourceTables
 from kubelite.clock import Clock
 from kubelite.errors import FieldError
@@ -182,6 +181,10 @@ class CustomResources:
             if not schema_errs:  # CEL rules see only values of their schema's types
                 old_body = None if old is None else {
                     k: v for k, v in old.items() if k not in ("apiVersion", "kind", "metadata")}
+                # CEL (cel-python, its grammar and its types) loads when the first custom resource is
+                # validated, not with the apiserver: most clusters never need it (issue #17 cold start)
+                from kubelite.apiserver.crd.cel import validate_rules
+
                 errs.extend(validate_rules(body, old_body, schema.raw))
         return errs
 

@@ -21,7 +21,6 @@ predicates (none: straight to the handler); a worker takes ready requests withou
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -49,7 +48,7 @@ from kubelite.informer import (
 )
 from kubelite.logs import reconcile_context
 from kubelite.perturb import Perturber
-from kubelite.supervise import report_error
+from kubelite.supervise import TaskGroup, TaskHandle, report_error
 from kubelite.workqueue import RateLimitingQueue, ShutDown
 from kubelite.workqueue.default_rate_limiters import RateLimiter
 
@@ -164,7 +163,7 @@ class Controller:
         self.running = False
         self._reconciles = self._errors = self._terminal = self._requeues = self._requeues_after = 0
         self._active = 0
-        self._workers: list[asyncio.Task[None]] = []
+        self._workers: list[TaskHandle] = []
         self._last_error: str | None = None
         #: the Manager this controller was added to (None for a bare controller)
         self.manager: Any = None
@@ -223,28 +222,18 @@ class Controller:
                 *[w.registration for w in self._watches if w.registration is not None], clock=self.clock,
             )
             worker = self._worker if self.perturber is None else self._perturbed_worker
-            loop = asyncio.get_running_loop()
-            # The workers are owned by this call: the first to fail ends it with its exception, and the
-            # teardown cancels and awaits the others in start order (deterministic, unlike cancelling an
-            # anyio group, whose tasks are cancelled in set order).
-            self._workers = [loop.create_task(worker(), name=f"{self.name}-worker-{i}")
-                             for i in range(self.max_concurrent_reconciles)]
-            await asyncio.gather(*self._workers)
+            # The workers run in this call's task group: the first to fail ends the run with its
+            # exception, and every other worker is cancelled and awaited first, in start order (the same
+            # order in every replay).
+            async with TaskGroup(f"controller/{self.name}") as group:
+                self._workers = [group.start_soon(worker, name=f"{self.name}-worker-{i}")
+                                 for i in range(self.max_concurrent_reconciles)]
         finally:
-            await self._teardown()
+            self._teardown()
 
-    async def _teardown(self) -> None:
+    def _teardown(self) -> None:
         self.queue.shutdown()
-        workers, self._workers = self._workers, []
-        for t in workers:
-            t.cancel()
-        for t in workers:
-            try:
-                await t
-            except asyncio.CancelledError:
-                pass
-            except Exception as e:  # a second worker's failure: reported, the first one is raised
-                report_error(f"controller/{self.name}", e, event="worker_failed")
+        self._workers = []
         for w in self._watches:
             if w.registration is not None:
                 w.informer.remove_event_handler(w.registration)

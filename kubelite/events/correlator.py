@@ -311,6 +311,8 @@ class EventCorrelator:
         self._logger = EventLogger(lru_cache_size=lru_cache_size)
 
     def correlate(self, event: Event) -> CorrelateResult:
+        """Aggregate, de-duplicate and rate-limit ``event`` (client-go ``EventCorrelator.EventCorrelate``): the event
+        to create or the patch to apply, or skip."""
         aggregated, key = self._aggregator.aggregate(event)
         observed, patch = self._logger.observe(aggregated, key)
         if self._filter.filter(observed):
@@ -318,4 +320,5 @@ class EventCorrelator:
         return CorrelateResult(observed, patch)
 
     def update_state(self, event: Event) -> None:
+        """Remember ``event`` as written, so a repeat becomes a count patch (``EventCorrelator.UpdateState``)."""
         self._logger.update_state(event)

@@ -138,6 +138,8 @@ class EventBroadcaster:
 
     # --- producers ---
     def new_recorder(self, *, component: str, host: str = "", reporting_instance: str = "") -> EventRecorder:
+        """A recorder reporting as ``component`` (on ``host``) through this broadcaster
+        (``EventBroadcaster.NewRecorder``)."""
         return EventRecorder(None, component=component, host=host, clock=self.clock, rng=self.rng,
                              reporting_instance=reporting_instance, broadcaster=self)
 
@@ -155,6 +157,7 @@ class EventBroadcaster:
 
     @property
     def pending(self) -> int:
+        """Events queued or being written."""
         return len(self._queue) + (1 if self._writing else 0)
 
     # --- the writer ---
@@ -165,6 +168,8 @@ class EventBroadcaster:
             self._task = asyncio.get_running_loop().create_task(self.run(), name="event-broadcaster")
 
     def shutdown(self) -> None:
+        """Stop the writer task started by :meth:`start_recording_to_sink` (``EventBroadcaster.Shutdown``); queued
+        events are dropped."""
         if self._task is not None:
             self._task.cancel()
             self._task = None
@@ -298,20 +303,26 @@ class EventRecorder:
         self.reporting_instance = reporting_instance or host
 
     def event(self, obj: Any, type: str, reason: str, message: str) -> None:
+        """Record an Event about ``obj`` (``EventRecorder.Event``): ``type`` Normal or Warning, a CamelCase ``reason``,
+        a message."""
         self._generate(obj, None, type, reason, message)
 
     def eventf(self, obj: Any, type: str, reason: str, fmt: str, *args: Any) -> None:
+        """``event`` with a Go-style format string and arguments (``EventRecorder.Eventf``)."""
         self._generate(obj, None, type, reason, _go_format(fmt, args))
 
     def annotated_eventf(
         self, obj: Any, annotations: Mapping[str, str] | None, type: str, reason: str, fmt: str, *args: Any,
     ) -> None:
+        """``eventf`` with annotations on the Event (``EventRecorder.AnnotatedEventf``)."""
         self._generate(obj, annotations, type, reason, _go_format(fmt, args))
 
     async def flush(self) -> None:
+        """Return once every event recorded so far is written (or dropped by the correlator)."""
         await self.broadcaster.flush()
 
     async def run(self) -> None:
+        """Run the broadcaster's writer loop (for a recorder used on its own)."""
         await self.broadcaster.run()
 
     def _generate(

@@ -41,6 +41,9 @@ ALL_DECISIONS = sorted(f"{family}.{action}" if not family.endswith(action) else 
 
 
 class CampaignReport(msgspec.Struct, kw_only=True):
+    """The outcome of a campaign: runs, failures and their seeds, the first failing run (and where it was saved),
+    coverage of decision kinds and points, and the elapsed time."""
+
     target: str | None
     runs: int = 0
     failures: int = 0
@@ -55,6 +58,7 @@ class CampaignReport(msgspec.Struct, kw_only=True):
 
     @property
     def runs_per_second(self) -> float:
+        """Runs per second of elapsed time (0 before any time has passed)."""
         return self.runs / self.elapsed if self.elapsed > 0 else 0.0
 
     def line(self) -> str:
@@ -64,6 +68,7 @@ class CampaignReport(msgspec.Struct, kw_only=True):
                 f"  {self.elapsed:.1f}s")
 
     def merge(self, chunk: _Chunk) -> None:
+        """Add one worker's chunk of runs (counts, coverage, failures) to this report."""
         self.runs += chunk.runs
         for kind, n in chunk.coverage.items():
             self.coverage[kind] = self.coverage.get(kind, 0) + n

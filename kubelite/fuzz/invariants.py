@@ -60,16 +60,19 @@ class Change:
 
     @property
     def key(self) -> str:
+        """The changed object's store key (``namespace/name`` or ``name``)."""
         return self.cur.key
 
     @property
     def new(self) -> dict[str, Any]:
+        """The object after the change, decoded (once, on first use)."""
         if self._new is None:
             self._new = self._view.decode(self.cur)
         return self._new
 
     @property
     def old(self) -> dict[str, Any] | None:
+        """The object before the change, decoded, or None for a create."""
         if self.prev is None:
             return None
         if self._old is None:
@@ -86,6 +89,7 @@ class ClusterView:
         self._cache: dict[int, tuple[StoredObject, dict[str, Any]]] = {}
 
     def decode(self, obj: StoredObject) -> dict[str, Any]:
+        """A stored object as a dict (decoded once per stored revision)."""
         hit = self._cache.get(id(obj))
         if hit is not None and hit[0] is obj:
             return hit[1]
@@ -105,11 +109,13 @@ class ClusterView:
         return table
 
     def list(self, resource: str, namespace: str | None = None) -> list[dict[str, Any]]:
+        """Every object of ``resource`` (in ``namespace`` if given) as dicts."""
         table = self._table(resource)
         objs = table.objects.values()
         return [self.decode(o) for o in objs if namespace is None or o.namespace == namespace]
 
     def get(self, resource: str, name: str, namespace: str = "") -> dict[str, Any] | None:
+        """One object of ``resource`` as a dict, or None."""
         table = self._table(resource)
         obj = table.objects.get(f"{namespace}/{name}" if namespace else name)
         return self.decode(obj) if obj is not None else None
@@ -122,6 +128,7 @@ class ClusterView:
                 yield name, self.decode(obj)
 
     def uids(self) -> dict[str, tuple[str, dict[str, Any]]]:
+        """Every object by uid: (resource, object)."""
         return {o["metadata"].get("uid", ""): (r, o) for r, o in self.objects()}
 
 
@@ -151,9 +158,12 @@ class Invariant:
         """Called for every committed write before ``always`` (for invariants that keep history)."""
 
     def always(self, view: ClusterView, change: Change) -> Any:
+        """Checked after every committed write: True (or None/empty) if it holds, else a message or list of messages.
+        Checked after every committed write: True (or None/empty) if it holds, else a message or list of messages."""
         return True
 
     def at_quiescence(self, view: ClusterView) -> Any:
+        """Checked when the cluster is quiet: True (or None/empty) if it holds, else a message or list of messages."""
         return True
 
     def __repr__(self) -> str:
@@ -207,6 +217,8 @@ class SingleController(Invariant):
     checks_always = True
 
     def always(self, view: ClusterView, change: Change) -> Any:
+        """No object has more than one ownerReference with ``controller: true`` (what apimachinery validation also
+        rejects)."""
         if change.type == "DELETED":
             return True
         new = [r for r in _owner_refs(change.new) if r.get("controller")]
@@ -230,6 +242,7 @@ class OwnersExist(Invariant):
     checks_at_quiescence = True
 
     def at_quiescence(self, view: ClusterView) -> Any:
+        """Every ownerReference names an object that exists with that uid."""
         uids = view.uids()
         out = []
         for resource, obj in view.objects():
@@ -252,9 +265,11 @@ class NoLeakAfterOwnerDeletion(Invariant):
         self._deleted: set[str] = set()
 
     def fresh(self) -> Invariant:
+        """A new instance for the next run (it remembers owners across changes)."""
         return NoLeakAfterOwnerDeletion()
 
     def observe(self, change: Change) -> None:
+        """Record the owners each object ever had and which of them were deleted."""
         refs = _owner_refs(change.new)
         uid = (change.new.get("metadata") or {}).get("uid", "")
         if change.type == "DELETED":
@@ -264,6 +279,7 @@ class NoLeakAfterOwnerDeletion(Invariant):
             self._owners_ever.setdefault(uid, set()).update(r.get("uid", "") for r in refs)
 
     def at_quiescence(self, view: ClusterView) -> Any:
+        """Every object whose owners were all deleted is gone (the garbage collector caught up)."""
         out = []
         for resource, obj in view.objects():
             owners = self._owners_ever.get((obj.get("metadata") or {}).get("uid", ""))
@@ -279,6 +295,7 @@ class StatusNeverRegresses(Invariant):
     checks_always = True
 
     def always(self, view: ClusterView, change: Change) -> Any:
+        """An object's ``status.observedGeneration`` never goes down and never passes ``metadata.generation``."""
         if change.type != "MODIFIED":
             return True
         new, old = change.new, change.old

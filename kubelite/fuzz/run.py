@@ -41,12 +41,17 @@ QUIESCE_TIMEOUT = 600.0
 
 
 class Violation(msgspec.Struct, frozen=True, kw_only=True):
+    """An invariant that did not hold: its name, the message and where (a write or quiescence)."""
+
     invariant: str
     message: str
     at: str  # "write rv=N t=…ms" or "quiescence t=…ms"
 
 
 class RunResult(msgspec.Struct, kw_only=True):
+    """One fuzz run: target, seed, knobs, the decisions taken (its schedule), the trace digest, the violation (if any)
+    and its story; saved as a replayable run file."""
+
     target: str | None
     seed: int
     knobs: Knobs
@@ -59,9 +64,11 @@ class RunResult(msgspec.Struct, kw_only=True):
 
     @property
     def failed(self) -> bool:
+        """Whether an invariant was violated."""
         return self.failure is not None
 
     def save(self, path: str | Path) -> Path:
+        """Write the run file (JSON with the format version) to ``path`` and return the path."""
         p = Path(path)
         data = msgspec.to_builtins(self)
         data = {"kubelite_fuzz": FORMAT, **data}
@@ -74,6 +81,8 @@ class ReplayMismatch(AssertionError):
 
 
 def load_run(path: str | Path) -> RunResult:
+    """Read a run file written by :meth:`RunResult.save`; ValueError if it is not one (or of another format version).
+    Read a run file written by :meth:`RunResult.save`; ValueError if it is not one (or of another format version)."""
     data = json.loads(Path(path).read_text())
     version = data.pop("kubelite_fuzz", None)
     if version != FORMAT:

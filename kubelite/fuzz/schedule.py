@@ -46,13 +46,16 @@ class Decision(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
     @property
     def family(self) -> str:
+        """The perturbation point's family (before the ``:``), e.g. ``client``."""
         return self.point.split(":", 1)[0]
 
     @property
     def site(self) -> str:
+        """The point's site (after the ``:``), e.g. a controller's name; "" if none."""
         return self.point.split(":", 1)[1] if ":" in self.point else ""
 
     def key(self) -> tuple[str, int]:
+        """(point, n): identifies the decision within a run."""
         return (self.point, self.n)
 
 

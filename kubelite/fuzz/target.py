@@ -174,7 +174,9 @@ class Env:
             await self.client.create(d)
 
     async def advance(self, seconds: float) -> None:
+        """Move the run's cluster forward by ``seconds`` of virtual time."""
         await self.cluster.advance(seconds)
 
     async def settle(self) -> None:
+        """Run the cluster until nothing can progress without time moving."""
         await self.cluster.settle()

@@ -30,7 +30,6 @@ Follows client-go ``tools/leaderelection/leaderelection.go`` (``NewLeaderElector
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ import structlog
 from kubelite.clock import Clock
 from kubelite.errors import ApiError, Conflict, NotFound
 from kubelite.leaderelection.resourcelock import LeaderElectionRecord, ResourceLock
+from kubelite.supervise import TaskGroup
 
 __all__ = ["JITTER_FACTOR", "LeaderElectionConfig", "LeaderElector"]
 
@@ -112,55 +112,51 @@ class LeaderElector:
 
     @property
     def observed_record(self) -> LeaderElectionRecord:
+        """The last election record this candidate read or wrote."""
         return self._observed
 
     # --- the loop ---
     async def run(self) -> None:
-        """Acquire, lead while renewing, and return once leadership is lost (or raise if cancelled)."""
-        leading: asyncio.Task[None] | None = None
-        renewing: asyncio.Task[None] | None = None
+        """Acquire, lead while renewing, and return once leadership is lost (or raise if cancelled).
+
+        The leading and renewing tasks run in one task group (:class:`kubelite.supervise.TaskGroup`),
+        so guarded work that raises ends the run with that exception (renewing is cancelled first), and
+        a cancelled run cancels both in a fixed order (leading, then renewing)."""
+        acquired = False
+        failure: BaseException | None = None
         try:
             await self._acquire()
-            loop = asyncio.get_running_loop()
-            leading = loop.create_task(self._lead(), name=f"leading:{self.config.name}")
-            renewing = loop.create_task(self._renew(), name=f"renew:{self.config.name}")
-            done, _ = await asyncio.wait({leading, renewing}, return_when=asyncio.FIRST_COMPLETED)
-            if renewing not in done and (leading.cancelled() or leading.exception() is None):
-                await renewing  # the guarded work returned: keep holding the lease, as upstream does
+            acquired = True
+            name = self.config.name
+            try:
+                async with TaskGroup(f"leaderelection/{name or self.config.lock.identity}") as group:
+                    leading = group.start_soon(self._lead, name=f"leading:{name}")
+                    renewing = group.start_soon(self._renew, name=f"renew:{name}")
+                    # the guarded work returning keeps the lease held, as upstream does; losing it ends
+                    # the guarded work
+                    await renewing.wait()
+                    leading.cancel()
+            except Exception as e:
+                failure = e
+                self._log.error("leading_task_failed", error=repr(e), exc_info=e)
         finally:
             with anyio.CancelScope(shield=True):
-                failure = await self._stop(leading, renewing)
+                await self._stop(acquired)
         if failure is not None:
             raise failure
 
     async def _lead(self) -> None:
         await self.config.on_started_leading()
 
-    async def _stop(
-        self, leading: asyncio.Task[None] | None, renewing: asyncio.Task[None] | None,
-    ) -> BaseException | None:
-        """Stop renewing, stop the guarded work, release if configured, then call on_stopped_leading.
-        Returns the exception the guarded work failed with, if any."""
-        failure: BaseException | None = None
-        for task in (renewing, leading):
-            if task is None:
-                continue
-            task.cancel()
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
-            except Exception as e:
-                if task is leading:
-                    failure = e
-                    self._log.error("leading_task_failed", error=repr(e), exc_info=e)
-        if leading is not None:
+    async def _stop(self, acquired: bool) -> None:
+        """The guarded work has stopped: release if configured, then call on_stopped_leading (upstream's
+        deferred ``OnStoppedLeading``, also when this candidate never led)."""
+        if acquired:
             if self.config.release_on_cancel:
                 with self.clock.move_on_after(self.config.renew_deadline):
                     await self._release()
             self.config.lock.record_event("stopped leading")
         self.config.on_stopped_leading()
-        return failure
 
     async def _acquire(self) -> None:
         """``acquire``: try now, then every jittered retry_period, until this candidate holds the lease."""

@@ -54,17 +54,23 @@ class ResourceLock(Protocol):
     """``resourcelock.Interface``: what the elector needs from a lock."""
 
     @property
-    def identity(self) -> str: ...
+    def identity(self) -> str:
+        """The candidate's identity (``Interface.Identity``)."""
 
-    def describe(self) -> str: ...
+    def describe(self) -> str:
+        """A human-readable name of the lock (``Interface.Describe``)."""
 
-    async def get(self) -> tuple[LeaderElectionRecord, bytes]: ...
+    async def get(self) -> tuple[LeaderElectionRecord, bytes]:
+        """Read the election record and its raw bytes (``Interface.Get``); NotFound if there is no lock yet."""
 
-    async def create(self, record: LeaderElectionRecord) -> None: ...
+    async def create(self, record: LeaderElectionRecord) -> None:
+        """Create the lock object holding ``record`` (``resourcelock.Interface.Create``)."""
 
-    async def update(self, record: LeaderElectionRecord) -> None: ...
+    async def update(self, record: LeaderElectionRecord) -> None:
+        """Write ``record`` over the lock read last (``Interface.Update``)."""
 
-    def record_event(self, message: str) -> None: ...
+    def record_event(self, message: str) -> None:
+        """Record a leader-election event about the lock (``Interface.RecordEvent``)."""
 
 
 def lease_spec_to_record(spec: LeaseSpec | None) -> LeaderElectionRecord:
@@ -112,29 +118,37 @@ class LeaseLock:
 
     @property
     def identity(self) -> str:
+        """This candidate's identity (``LeaseLock.Identity``)."""
         return self._identity
 
     def describe(self) -> str:
+        """``namespace/name`` of the Lease (``LeaseLock.Describe``)."""
         return f"{self.namespace}/{self.name}"
 
     async def get(self) -> tuple[LeaderElectionRecord, bytes]:
+        """Read the Lease: its election record and that record's serialized form, which tells changes apart
+        (``LeaseLock.Get``)."""
         lease: Lease = await self.client.get(Lease, self.name, namespace=self.namespace)
         self._lease = lease
         record = lease_spec_to_record(lease.spec)
         return record, record.raw()
 
     async def create(self, record: LeaderElectionRecord) -> None:
+        """Create the Lease holding ``record`` (``LeaseLock.Create``); AlreadyExists if another did first."""
         self._lease = await self.client.create(Lease(
             metadata=ObjectMeta(name=self.name, namespace=self.namespace), spec=record_to_lease_spec(record),
         ))
 
     async def update(self, record: LeaderElectionRecord) -> None:
+        """Write ``record`` to the Lease read last (optimistic concurrency: Conflict if it changed since;
+        ``LeaseLock.Update``)."""
         if self._lease is None:
             raise RuntimeError("lease not initialized, call get or create first")
         self._lease.spec = record_to_lease_spec(record)
         self._lease = await self.client.replace(self._lease)
 
     def record_event(self, message: str) -> None:
+        """Emit a ``LeaderElection`` Event on the Lease, e.g. "became leader" (``LeaseLock.RecordEvent``)."""
         if self.event_recorder is None or self._lease is None:
             return
         meta = self._lease.metadata or ObjectMeta()

@@ -36,6 +36,7 @@ from kubelite.scenario.stall import StallGuard
 from kubelite.scenario.steps import StepContext, StepError, describe_step, run_step
 from kubelite.scenario.validate import check_manifests
 from kubelite.scenario.view import KIND_RESOURCES, ClusterView, kind_of
+from kubelite.supervise import TaskGroup
 from kubelite.watchdog import LivelockError
 from kubelite.workload import ImageRegistry
 
@@ -378,29 +379,28 @@ class _Run:
                     name=f"apply {obj.get('kind', '').lower()}/{meta.get('name', '')}", kind="step",
                     expression="", passed=False, at=0.0, diagnosis=str(e)))
                 self.step_log.append((0.0, f"apply {obj.get('kind', '').lower()}/{meta.get('name', '')}: {e}"))
-        timeline = asyncio.get_running_loop().create_task(self._timeline(ctx, view), name="scenario-timeline")
-        try:
-            await cluster.settle()
-            # expectations are judged on every change from the moment the initial manifests are in
-            # the view: an `always` about an object they create is not false before it was sent
-            self.judging = True
-            t = view.t()
-            self._sample(view, t)
-            self._check(view, t)
-            while t < self.until - 1e-9:
-                await cluster.advance(min(1.0, self.until - t))
+        # the timeline runs in a task group: a step that raises ends the run at once, with its error
+        async with TaskGroup("scenario") as group:
+            timeline = group.start_soon(self._timeline, ctx, view, name="scenario-timeline")
+            try:
                 await cluster.settle()
+                # expectations are judged on every change from the moment the initial manifests are in
+                # the view: an `always` about an object they create is not false before it was sent
+                self.judging = True
                 t = view.t()
                 self._sample(view, t)
                 self._check(view, t)
-                if self.progress is not None:
-                    self.progress(t, self.until)
-        finally:
-            self.judging = False
-            if not timeline.done():
+                while t < self.until - 1e-9:
+                    await cluster.advance(min(1.0, self.until - t))
+                    await cluster.settle()
+                    t = view.t()
+                    self._sample(view, t)
+                    self._check(view, t)
+                    if self.progress is not None:
+                        self.progress(t, self.until)
+            finally:
+                self.judging = False
                 timeline.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await timeline
         self._check(view, t, final=True)
         view.finish()
         final_metrics = metrics()

@@ -20,12 +20,17 @@ __all__ = ["Explanation", "Explanations", "Rejection"]
 
 
 class Rejection(msgspec.Struct, frozen=True, kw_only=True):
+    """Why one plugin rejected a node in an attempt: its status code and reasons."""
+
     plugin: str
     code: str
     reasons: tuple[str, ...]
 
 
 class Explanation(msgspec.Struct, frozen=True, kw_only=True):
+    """One scheduling attempt of a pod, as :meth:`Scheduler.explain` returns it: the result, the node, the message and
+    each node's rejections."""
+
     pod: str
     attempt: int
     time: float

@@ -28,8 +28,6 @@ Contract (upstream ``scheduler.go``, ``schedule_one.go``, ``eventhandlers.go``):
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -55,7 +53,7 @@ from kubelite.scheduler.plugins import in_tree_registry
 from kubelite.scheduler.queue.scheduling_queue import UNSCHEDULABLE_FLUSH_INTERVAL, SchedulingQueue
 from kubelite.scheduler.schedule_one import ScheduleResult, schedule_pod
 from kubelite.scheduler.statistics import SchedulerStatistics, StatsRecorder
-from kubelite.supervise import report_error
+from kubelite.supervise import TaskGroup
 
 __all__ = ["Scheduler"]
 
@@ -86,7 +84,7 @@ class Scheduler:
         self.queue: SchedulingQueue | None = None
         self._explanations = Explanations(explain_capacity)
         self._stats = StatsRecorder()
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._group: TaskGroup | None = None
         self._next_start = 0
         self._hints: dict[str, dict[str, list[ClusterEventWithHint]]] = {}
 
@@ -125,6 +123,8 @@ class Scheduler:
         return self.frameworks.get((spec.scheduler_name if spec is not None else None) or DEFAULT_SCHEDULER_NAME)
 
     def responsible_for(self, pod: Pod) -> bool:
+        """Whether ``pod.spec.schedulerName`` names one of this scheduler's profiles (upstream ``responsibleForPod``).
+        Whether ``pod.spec.schedulerName`` names one of this scheduler's profiles (upstream ``responsibleForPod``)."""
         spec = pod.spec
         return ((spec.scheduler_name if spec is not None else None) or DEFAULT_SCHEDULER_NAME) in self.frameworks
 
@@ -137,41 +137,34 @@ class Scheduler:
         return self._hints.get((spec.scheduler_name if spec is not None else None) or DEFAULT_SCHEDULER_NAME, {})
 
     def _spawn(self, fn: Callable[..., Any], *args: Any) -> None:
-        task = asyncio.get_running_loop().create_task(fn(*args))
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-
-    def _task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and (exc := task.exception()) is not None:
-            # logged with its traceback and recorded as an unexpected component error (never silent)
-            report_error("scheduler", exc, event="scheduler_task_failed")
+        """Start ``fn(*args)`` (a binding cycle, or a task a plugin asks for) in the scheduler's task group."""
+        if self._group is None:
+            raise RuntimeError("the scheduler is not running (tasks are started inside Scheduler.run)")
+        self._group.start_soon(fn, *args)
 
     # --- running ---
     async def run(self) -> None:
-        """Register informer handlers, start informers, then schedule until cancelled."""
+        """Register informer handlers, start informers, then schedule until cancelled (upstream
+        ``Scheduler.Run``). Binding cycles and the unschedulable-pods flush run in this call's task group:
+        an unexpected exception in any of them ends the run with that exception, once the others have been
+        cancelled (in start order) and have ended."""
         self.build()
         assert self.queue is not None
         add_all_event_handlers(self)
         self.informers.start()
         await self.informers.wait_for_cache_sync()
-        flusher = asyncio.get_running_loop().create_task(self._flush_unschedulable())
         try:
-            while True:
-                qpi = await self.queue.pop_wait()
-                self.schedule_one(qpi)
-                # Let informer handlers and binding cycles run between scheduling cycles.
-                await self.clock.sleep(0)
+            async with TaskGroup("scheduler") as group:
+                self._group = group
+                group.start_soon(self._flush_unschedulable, name="flush-unschedulable")
+                while True:
+                    qpi = await self.queue.pop_wait()
+                    self.schedule_one(qpi)
+                    # Let informer handlers and binding cycles run between scheduling cycles.
+                    await self.clock.sleep(0)
         finally:
-            flusher.cancel()
+            self._group = None
             self.queue.close()
-            tasks = list(self._tasks)
-            for t in tasks:
-                t.cancel()
-            # wait for each; their own failures were logged by _task_done as they happened
-            for t in (flusher, *tasks):
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await t
 
     async def _flush_unschedulable(self) -> None:
         assert self.queue is not None
@@ -181,6 +174,9 @@ class Scheduler:
 
     # --- one scheduling cycle ---
     def schedule_one(self, qpi: QueuedPodInfo) -> None:
+        """One scheduling cycle for a popped pod (upstream ``ScheduleOne``): filter, score, assume, Reserve and Permit
+        synchronously, then start its binding cycle in the scheduler's task group; a failure requeues it
+        (``handleSchedulingFailure``)."""
         queue = self.queue
         assert queue is not None
         pod = qpi.pod_info
@@ -324,6 +320,7 @@ class Scheduler:
         return self._explanations.get(f"{namespace}/{name}")
 
     def statistics(self) -> SchedulerStatistics:
+        """Counters, queue depths and end-to-end latency so far, as a frozen record."""
         assert self.queue is not None or not self.frameworks
         if self.queue is None:
             self.build()

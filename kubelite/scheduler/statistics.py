@@ -15,6 +15,8 @@ __all__ = ["LatencySummary", "SchedulerStatistics", "StatsRecorder"]
 
 
 class LatencySummary(msgspec.Struct, frozen=True, kw_only=True):
+    """A latency distribution in seconds: count, mean, median, 99th percentile and maximum."""
+
     count: int = 0
     mean: float = 0.0
     p50: float = 0.0
@@ -23,6 +25,9 @@ class LatencySummary(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SchedulerStatistics(msgspec.Struct, frozen=True, kw_only=True):
+    """The scheduler's counters (attempts by result, scheduled, preemptions), e2e latency and queue depths, a frozen
+    record."""
+
     attempts: dict[str, int]
     scheduled: int
     preemption_attempts: int

@@ -19,7 +19,6 @@ Events: SuccessfulCreate "Created pod: x", SuccessfulDelete "Deleted pod: x", Fa
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from typing import Any
 
@@ -63,6 +62,7 @@ from kubelite.controllers.reconcile import Request, Result
 from kubelite.errors import AlreadyExists, ApiError, NotFound
 from kubelite.events import EventRecorder
 from kubelite.informer import SharedIndexInformer
+from kubelite.supervise import gather
 
 __all__ = ["BURST_REPLICAS", "DaemonSetController"]
 
@@ -253,7 +253,7 @@ class DaemonSetController:
                 if not isinstance(e, NotFound):
                     errors.append(e)
 
-        await asyncio.gather(*(delete_one(p) for p in delete))
+        await gather("daemonset", *(delete_one(p) for p in delete))
         if errors:
             raise errors[0]
 

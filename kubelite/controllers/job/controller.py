@@ -24,7 +24,6 @@ reconciler, ``syncOrphanPod``. Events: SuccessfulCreate "Created pod: x", Succes
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from typing import Any
 
@@ -63,6 +62,7 @@ from kubelite.controllers.reconcile import Request, Result
 from kubelite.errors import ApiError, NotFound
 from kubelite.events import EventRecorder
 from kubelite.informer import SharedIndexInformer
+from kubelite.supervise import gather
 
 __all__ = ["MAX_POD_CREATE_DELETE_PER_SYNC", "JobController", "is_job_finished"]
 
@@ -450,7 +450,7 @@ class JobController(StatusTracker):
                 return None if isinstance(e, NotFound) else e
             return None
 
-        results = await asyncio.gather(*(one(p) for p in pods))
+        results = await gather("job", *(one(p) for p in pods))
         errors = [e for e in results if e is not None]
         deleted = len(pods) - len(errors)
         ready = sum(1 for p, e in zip(pods, results) if e is None and is_pod_ready(p))

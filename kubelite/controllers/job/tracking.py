@@ -17,8 +17,6 @@ resourceVersion: a conflict fails the sync and it is retried from the current st
 
 from __future__ import annotations
 
-import asyncio
-
 from kubelite.api.types import Job, Pod
 from kubelite.client import Client
 from kubelite.clock import Clock, format_time
@@ -27,6 +25,7 @@ from kubelite.controllers.job.util import TRACKING_FINALIZER, BackoffRecord, has
 from kubelite.controllers.podutil import is_pod_active, is_pod_ready
 from kubelite.errors import ApiError, NotFound
 from kubelite.events import EventRecorder
+from kubelite.supervise import gather
 
 __all__ = ["MAX_UNCOUNTED_PODS", "REMOVE_FINALIZER_PATCH", "StatusTracker", "SyncContext", "is_job_finished"]
 
@@ -219,7 +218,7 @@ class StatusTracker:
                 return None if isinstance(e, NotFound) else e
             return None
 
-        results = await asyncio.gather(*(one(p) for p in pods))
+        results = await gather("job-tracking", *(one(p) for p in pods))
         errors = [e for e in results if e is not None]
         return [e is None for e in results], errors[0] if errors else None
 

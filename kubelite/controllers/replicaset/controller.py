@@ -21,7 +21,6 @@ The pod handlers run in the informer's task and only touch the expectations and 
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import msgspec
@@ -54,6 +53,7 @@ from kubelite.controllers.replicaset.status import calculate_status, update_stat
 from kubelite.errors import ApiError, NotFound
 from kubelite.events import EventRecorder
 from kubelite.informer import SharedIndexInformer
+from kubelite.supervise import gather
 
 __all__ = ["BURST_REPLICAS", "ReplicaSetController"]
 
@@ -237,7 +237,7 @@ class ReplicaSetController:
             diff = min(diff, self.burst_replicas)
             victims = pods_to_delete(active, self._related_pods(rs), diff, self.clock.now())
             self.expectations.expect_deletions_of(key, [object_key(p) for p in victims])
-            results = await asyncio.gather(*(self._delete_pod(rs, key, p) for p in victims))
+            results = await gather("replicaset", *(self._delete_pod(rs, key, p) for p in victims))
             return next((e for e in results if e is not None), None)
         return None
 

@@ -22,7 +22,6 @@ Events: SuccessfulCreate "create Pod web-0 in StatefulSet web successful", Succe
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from typing import Any
 
@@ -48,6 +47,7 @@ from kubelite.controllers.statefulset.pods import claim_bodies, ordinal, pod_bod
 from kubelite.errors import AlreadyExists, ApiError, NotFound
 from kubelite.events import EventRecorder
 from kubelite.informer import SharedIndexInformer
+from kubelite.supervise import gather
 
 __all__ = ["StatefulSetController"]
 
@@ -328,7 +328,7 @@ class StatefulSetController:
         keep = {r.metadata.name for r in (current, update) if r.metadata is not None}
         old = [r for r in revs if r.metadata is not None and r.metadata.name not in live and r.metadata.name not in keep]
         doomed = old[:max(len(old) - limit, 0)]
-        await asyncio.gather(*(self._delete_revision(r) for r in doomed))
+        await gather("statefulset", *(self._delete_revision(r) for r in doomed))
 
     async def _delete_revision(self, r: ControllerRevision) -> None:
         m = r.metadata

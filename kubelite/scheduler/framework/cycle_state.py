@@ -22,6 +22,9 @@ FEASIBLE_FACTS = "kubelite/feasible-facts"
 
 
 class CycleState:
+    """Per-cycle plugin state (upstream ``framework.CycleState``): data a plugin writes in PreFilter and reads in
+    Filter/Score, plus the plugins that skipped."""
+
     __slots__ = ("data", "skip_filter_plugins", "skip_score_plugins")
 
     def __init__(self) -> None:
@@ -31,18 +34,23 @@ class CycleState:
         self.skip_score_plugins: set[str] = set()
 
     def read(self, key: str) -> Any:
+        """The value under ``key`` (``CycleState.Read``); KeyError if nothing was written."""
         return self.data[key]
 
     def get(self, key: str, default: Any = None) -> Any:
+        """The value under ``key``, or ``default``."""
         return self.data.get(key, default)
 
     def write(self, key: str, value: Any) -> None:
+        """Store ``value`` under ``key`` (``CycleState.Write``)."""
         self.data[key] = value
 
     def delete(self, key: str) -> None:
+        """Forget ``key`` (``CycleState.Delete``); a no-op if absent."""
         self.data.pop(key, None)
 
     def clone(self) -> CycleState:
+        """A copy for a nested cycle (preemption's what-ifs): values with a ``clone()`` are cloned, the rest shared."""
         c = CycleState()
         for k, v in self.data.items():
             cl = getattr(v, "clone", None)

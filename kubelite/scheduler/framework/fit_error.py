@@ -28,6 +28,9 @@ def reasons_histogram(statuses: Mapping[str, Status]) -> list[str]:
 
 
 class FitError(Exception):
+    """No node fits the pod (upstream ``framework.FitError``); ``str()`` is upstream's "0/N nodes are available: ..."
+    message."""
+
     def __init__(self, pod_key: str, num_all_nodes: int, statuses: dict[str, Status], *,
                  pre_filter_msg: str = "", post_filter_msg: str = "", unschedulable_plugins: set[str] | None = None,
                  ) -> None:

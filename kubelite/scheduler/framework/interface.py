@@ -117,6 +117,8 @@ QueueingHintFn = Callable[[Any, Any, Any], bool]
 
 
 class ClusterEventWithHint:
+    """A cluster event a plugin registers for, with its optional queueing hint (``ClusterEventWithHint``)."""
+
     __slots__ = ("event", "hint")
 
     def __init__(self, event: ClusterEvent, hint: QueueingHintFn | None = None) -> None:
@@ -133,6 +135,8 @@ class PreFilterResult:
         self.node_names = node_names
 
     def merge(self, other: PreFilterResult | None) -> PreFilterResult:
+        """The intersection of two PreFilter results' node sets (None means all nodes), as upstream
+        ``PreFilterResult.Merge``."""
         if other is None or other.node_names is None:
             return self
         if self.node_names is None:
@@ -141,6 +145,8 @@ class PreFilterResult:
 
 
 class PostFilterResult:
+    """What a PostFilter plugin (preemption) decided: the node the pod is nominated to, or ""."""
+
     __slots__ = ("nominated_node_name",)
 
     def __init__(self, nominated_node_name: str) -> None:
@@ -155,23 +161,31 @@ class Handle(Protocol):
     rng: random.Random
     informers: Any
 
-    def node_infos(self) -> Sequence[NodeInfo]: ...
+    def node_infos(self) -> Sequence[NodeInfo]:
+        """Every node's NodeInfo in this cycle's snapshot (``SnapshotSharedLister().NodeInfos().List()``)."""
 
-    def node_info(self, name: str) -> NodeInfo | None: ...
+    def node_info(self, name: str) -> NodeInfo | None:
+        """The scheduler cache's NodeInfo of node ``name`` in this cycle's snapshot, or None."""
 
-    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]: ...
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        """Pods nominated to ``node_name`` by preemption (``PodNominator.NominatedPodsForNode``)."""
 
     @property
-    def waiting_pods(self) -> WaitingPods: ...
+    def waiting_pods(self) -> WaitingPods:
+        """Pods held at Permit (``IterateOverWaitingPods`` / ``GetWaitingPod``)."""
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: PodInfo,
-                                               node: NodeInfo) -> Status | None: ...
+                                               node: NodeInfo) -> Status | None:
+        """Run the Filter plugins with higher-priority nominated pods added, as upstream
+        ``RunFilterPluginsWithNominatedPods``."""
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: PodInfo, add: PodInfo,
-                                         node: NodeInfo) -> Status | None: ...
+                                         node: NodeInfo) -> Status | None:
+        """Tell the PreFilter extensions that ``add`` is placed on ``node`` (``RunPreFilterExtensionAddPod``)."""
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: PodInfo, remove: PodInfo,
-                                            node: NodeInfo) -> Status | None: ...
+                                            node: NodeInfo) -> Status | None:
+        """Tell the PreFilter extensions that ``remove`` leaves ``node`` (``RunPreFilterExtensionRemovePod``)."""
 
     def spawn(self, coro_fn: Callable[..., Any], *args: Any) -> None:
         """Run an async API action in the background (preemption's victim deletions)."""

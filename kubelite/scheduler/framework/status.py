@@ -59,18 +59,22 @@ class Status:
 
     @classmethod
     def error(cls, err: BaseException | str, *, plugin: str = "") -> Status:
+        """An ERROR status carrying ``err``'s message (``framework.AsStatus``)."""
         return cls(ERROR, str(err), plugin=plugin)
 
     @property
     def message(self) -> str:
+        """The reasons joined with ", " (``Status.Message``)."""
         return ", ".join(self.reasons)
 
     def with_plugin(self, plugin: str) -> Status:
+        """This status attributed to ``plugin`` (``Status.WithPlugin``); itself if it already is."""
         if self.plugin == plugin:
             return self
         return Status(self.code, *self.reasons, plugin=plugin)
 
     def is_success(self) -> bool:
+        """Whether the code is SUCCESS (``Status.IsSuccess``)."""
         return self.code == SUCCESS
 
     def is_rejected(self) -> bool:
@@ -78,6 +82,7 @@ class Status:
         return self.code in (UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, PENDING)
 
     def is_skip(self) -> bool:
+        """Whether the code is SKIP (``Status.IsSkip``)."""
         return self.code == SKIP
 
     def __eq__(self, other: object) -> bool:

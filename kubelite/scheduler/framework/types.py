@@ -162,10 +162,12 @@ class PodInfo:
 
     @classmethod
     def of(cls, pod: Pod) -> PodInfo:
+        """The PodInfo of ``pod`` (``framework.NewPodInfo``)."""
         return cls(pod)
 
     @property
     def has_affinity(self) -> bool:
+        """Whether the pod has any (anti-)affinity term, required or preferred."""
         return bool(self.required_affinity_terms or self.required_anti_affinity_terms
                     or self.preferred_affinity_terms or self.preferred_anti_affinity_terms)
 
@@ -196,6 +198,7 @@ class QueuedPodInfo:
 
     @property
     def pod(self) -> Pod:
+        """The queued Pod object."""
         return self.pod_info.pod
 
     def __repr__(self) -> str:
@@ -234,6 +237,7 @@ class NodeInfo:
             self.set_node(node)
 
     def set_node(self, node: Node) -> None:
+        """Replace the Node object and recompute allocatable, taints and labels from it (``NodeInfo.SetNode``)."""
         meta, spec, status = node.metadata, node.spec, node.status
         self.node = node
         self.name = (meta.name if meta is not None else None) or ""
@@ -262,6 +266,8 @@ class NodeInfo:
                                   f"{self.allocatable!r} {self.requested!r}")
 
     def add_pod(self, pi: PodInfo) -> None:
+        """Account ``pi`` on this node: requested resources, ports, affinity lists, generation (``NodeInfo.AddPod``).
+        Account ``pi`` on this node: requested resources, ports, affinity lists, generation (``NodeInfo.AddPod``)."""
         self.pods.append(pi)
         if pi.has_affinity:
             self.pods_with_affinity.append(pi)
@@ -306,6 +312,7 @@ class NodeInfo:
         return True
 
     def clone(self) -> NodeInfo:
+        """A copy whose pod lists and counters can change independently (``NodeInfo.Snapshot``)."""
         c = NodeInfo.__new__(NodeInfo)
         c.node = self.node
         c.name = self.name

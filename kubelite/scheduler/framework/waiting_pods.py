@@ -20,6 +20,9 @@ __all__ = ["WaitingPod", "WaitingPods"]
 
 
 class WaitingPod:
+    """A pod held at Permit (upstream ``waitingPod``): bound once every waiting plugin allows it, rejected by one, or
+    timed out."""
+
     __slots__ = ("_done", "_future", "_pending", "_timers", "node_name", "pod")
 
     def __init__(self, pod: PodInfo, node_name: str, timeouts: dict[str, float], clock: Clock) -> None:
@@ -39,14 +42,19 @@ class WaitingPod:
 
     @property
     def pending_plugins(self) -> list[str]:
+        """The Permit plugins still to allow the pod, sorted (``GetPendingPlugins``)."""
         return sorted(self._pending)
 
     def allow(self, plugin: str) -> None:
+        """``plugin`` allows the pod; once every pending plugin has, the binding cycle goes on (``waitingPod.Allow``).
+        ``plugin`` allows the pod; once every pending plugin has, the binding cycle goes on (``waitingPod.Allow``)."""
         self._pending.discard(plugin)
         if not self._pending:
             self._finish(None)
 
     def reject(self, plugin: str, message: str) -> None:
+        """``plugin`` rejects the pod: its binding cycle ends Unschedulable with ``message`` (``waitingPod.Reject``).
+        ``plugin`` rejects the pod: its binding cycle ends Unschedulable with ``message`` (``waitingPod.Reject``)."""
         self._finish(Status(UNSCHEDULABLE, message, plugin=plugin))
 
     def _finish(self, status: Status | None) -> None:
@@ -59,6 +67,7 @@ class WaitingPod:
             self._future.set_result(status)
 
     async def wait(self) -> Status | None:
+        """Wait for the verdict: None when allowed, the rejecting (or timeout) Status otherwise."""
         if self._done is not None:
             return self._done[0]
         self._future = asyncio.get_running_loop().create_future()
@@ -72,12 +81,15 @@ class WaitingPods:
         self._pods: dict[str, WaitingPod] = {}
 
     def add(self, wp: WaitingPod) -> None:
+        """Hold ``wp`` (by pod uid)."""
         self._pods[wp.pod.uid] = wp
 
     def remove(self, uid: str) -> None:
+        """Stop holding the pod with ``uid``; a no-op if absent."""
         self._pods.pop(uid, None)
 
     def get(self, uid: str) -> WaitingPod | None:
+        """The waiting pod with ``uid``, or None (``GetWaitingPod``)."""
         return self._pods.get(uid)
 
     def __iter__(self) -> Iterator[WaitingPod]:
