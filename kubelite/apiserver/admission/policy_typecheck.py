@@ -18,13 +18,13 @@ Contract:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import lark
+from typing import TYPE_CHECKING, Any
 
 from kubelite.api.schema import Schema, builtin_schemas
-from kubelite.apiserver.cel import CompileError, compile_expression
 from kubelite.apiserver.validation.admissionregistration import POLICY_VARIABLES
+
+if TYPE_CHECKING:
+    import lark
 
 __all__ = ["SchemaLookup", "type_check"]
 
@@ -55,6 +55,8 @@ def _types(policy: Mapping[str, Any], lookup: SchemaLookup) -> list[tuple[str, s
 
 def _chains(ast: lark.Tree[Any]) -> list[tuple[str, list[Any]]]:
     """Every maximal ``root.a.b.c`` selection: (root, [IDENT tokens])."""
+    import lark  # with CEL, on first use
+
     out: list[tuple[str, list[Any]]] = []
     for node in ast.iter_subtrees():
         if node.data != "member_dot":
@@ -104,6 +106,8 @@ def _issue(text: str, tok: Any) -> str:
 
 
 def _check(text: str, types: list[tuple[str, str, str, Schema]]) -> str:
+    from kubelite.apiserver.cel import CompileError, compile_expression  # CEL loads with the first policy
+
     try:
         program = compile_expression(text, POLICY_VARIABLES)
     except CompileError:

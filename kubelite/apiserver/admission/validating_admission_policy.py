@@ -39,30 +39,56 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
 
 from kubelite.api.labels import label_selector_matches
 from kubelite.apiserver.admission.chain import ObjectReader
 from kubelite.apiserver.admission.policy_matching import matches
-from kubelite.apiserver.cel import (
-    PER_CALL_LIMIT,
-    RUNTIME_BUDGET,
-    CompileError,
-    EvalError,
-    OutOfBudget,
-    Program,
-    compile_expression,
-    is_true,
-    to_cel,
-)
-from kubelite.apiserver.cel.authz import authorizer_value
 from kubelite.apiserver.request import AdmissionRequest
 from kubelite.apiserver.validation.admissionregistration import POLICY_VARIABLES
 from kubelite.errors import Status, StatusCause, StatusDetails, error_from_status
+
+if TYPE_CHECKING:
+    from celpy import celtypes
+    from celpy.evaluation import CELEvalError
+
+    from kubelite.apiserver.cel import (
+        PER_CALL_LIMIT,
+        RUNTIME_BUDGET,
+        CompileError,
+        EvalError,
+        OutOfBudget,
+        Program,
+        compile_expression,
+        is_true,
+        to_cel,
+    )
+    from kubelite.apiserver.cel.authz import authorizer_value
+
+
+def _load_cel() -> None:
+    """Import CEL (cel-python and Kubernetes' library) on the first request a binding applies to, not with the
+    apiserver: a cluster with no policy never pays for it (issue #17, cold start)."""
+    global celtypes, CELEvalError, PER_CALL_LIMIT, RUNTIME_BUDGET, CompileError, EvalError, OutOfBudget
+    global Program, compile_expression, is_true, to_cel, authorizer_value
+    from celpy import celtypes
+    from celpy.evaluation import CELEvalError
+
+    from kubelite.apiserver.cel import (
+        PER_CALL_LIMIT,
+        RUNTIME_BUDGET,
+        CompileError,
+        EvalError,
+        OutOfBudget,
+        Program,
+        compile_expression,
+        is_true,
+        to_cel,
+    )
+    from kubelite.apiserver.cel.authz import authorizer_value
+
 
 __all__ = ["ValidatingAdmissionPolicyPlugin"]
 
@@ -171,6 +197,7 @@ class ValidatingAdmissionPolicyPlugin:
         return hit[1]
 
     def validate(self, req: AdmissionRequest) -> None:
+        _load_cel()
         bindings: dict[str, list[Mapping[str, Any]]] = {}
         for b in self.reader.read_all(_GROUP, "validatingadmissionpolicybindings"):
             bindings.setdefault(str((b.get("spec") or {}).get("policyName") or ""), []).append(b)

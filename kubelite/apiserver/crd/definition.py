@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubelite.api.schema import Schema
-from kubelite.apiserver.crd.cel import STATIC_COST_LIMIT, compile_errors, cost_error_message, estimated_cost
 from kubelite.apiserver.crd.defaulting import deep_copy_json
 from kubelite.apiserver.crd.pruning import prune
 from kubelite.apiserver.crd.structural import check_openapi_schema, check_structural
@@ -300,7 +299,15 @@ def _rule_compile_errors(node: Mapping[str, Any], path: str) -> list[FieldError]
     """Rules and messageExpressions that do not compile (upstream ``cel.Compile`` at CRD validation:
     ``...x-kubernetes-validations[i].rule: Invalid value: ...: compilation failed: ERROR: <input>:...``)."""
     errs: list[FieldError] = []
-    for i, rule in enumerate(node.get("x-kubernetes-validations") or ()):
+    rules = node.get("x-kubernetes-validations") or ()
+    if rules:  # CEL loads with the first CRD that has rules, not with the apiserver (issue #17, cold start)
+        from kubelite.apiserver.crd.cel import (
+            STATIC_COST_LIMIT,
+            compile_errors,
+            cost_error_message,
+            estimated_cost,
+        )
+    for i, rule in enumerate(rules):
         if not isinstance(rule, Mapping):
             continue
         rp = f"{path}.x-kubernetes-validations[{i}]"

@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubelite.api import names
-from kubelite.apiserver.cel import CompileError, compile_expression
 from kubelite.apiserver.validation.common import as_dict, as_list, label_selector, qualified_name, too_many
 from kubelite.apiserver.validation.meta import validate_object_meta, validate_object_meta_update
 from kubelite.errors import FieldError
@@ -47,6 +46,8 @@ def _expression(value: Any, path: str, errs: list[FieldError], *, detail: str = 
     if not isinstance(value, str) or not value.strip():
         errs.append(FieldError.required(path, detail))
         return
+    from kubelite.apiserver.cel import CompileError, compile_expression  # CEL loads with the first policy
+
     try:
         compile_expression(value, POLICY_VARIABLES)
     except CompileError as e:
