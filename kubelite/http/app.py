@@ -162,8 +162,15 @@ class ApiApp:
         self.requests += 1
         headers: dict[str, list[str]] = {}
         for k, v in scope.get("headers") or ():
-            headers.setdefault(k.decode("latin-1").lower(), []).append(v.decode("latin-1"))
-        query = urllib.parse.parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+            key = k.decode("latin-1").lower()
+            value = v.decode("latin-1")
+            have = headers.get(key)
+            if have is None:
+                headers[key] = [value]
+            else:
+                have.append(value)
+        qs = scope.get("query_string", b"")
+        query = urllib.parse.parse_qs(qs.decode("latin-1"), keep_blank_values=True) if qs else {}
         req = _Request(scope["method"], scope.get("path") or "/", query, headers)
         try:
             await self._read_body(req, receive)
@@ -186,11 +193,14 @@ class ApiApp:
         chunks: list[bytes] = []
         size = 0
         more = True
+        lt = LoopTime.current()
         while more:
-            lt = LoopTime.current()
             # a request body still on its way is known I/O in flight: time must not jump past it
-            with lt.hold() if lt is not None else contextlib.nullcontext():
+            if lt is None:
                 msg = await receive()
+            else:
+                with lt.hold():
+                    msg = await receive()
             if msg["type"] == "http.disconnect":
                 raise BadRequest.make("the client disconnected before sending the whole request body")
             chunk = msg.get("body", b"")
@@ -208,7 +218,9 @@ class ApiApp:
         path = req.path
         if path.endswith("/") and path != "/":
             path = path.rstrip("/")
-        parts = [urllib.parse.unquote(p) for p in path.split("/")[1:]] if path != "/" else []
+        parts = path.split("/")[1:] if path != "/" else []
+        if "%" in path:
+            parts = [urllib.parse.unquote(p) for p in parts]
         if parts[:1] in (["healthz"], ["livez"], ["readyz"]):
             return _Response(b"ok", content_type="text/plain; charset=utf-8")
         user = self._authenticate(req)

@@ -16,8 +16,9 @@ Contract:
 - **Stopping is a node failure.** :meth:`Kubelet.stop` stops the lease, the status updates, the watch and
   every timer; pods stay as they were in the API. :meth:`Kubelet.start` resumes: the workers catch up
   to the current time (containers kept running meanwhile), pods deleted meanwhile are cleaned up.
-- Fault switches: :meth:`break_cni`, :meth:`make_unpullable`, :meth:`crash_container`,
-  :meth:`set_device_health`.
+- Fault switches: :meth:`break_cni`, :meth:`make_unpullable`, :meth:`crash_container`; device plugins:
+  :meth:`set_device_health`, :meth:`set_devices`, :meth:`register_device_plugin`,
+  :meth:`stop_device_plugin` (see :mod:`kubelite.kubelet.devices`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from kubelite.informer.handlers import ResourceEventHandlerFuncs
 from kubelite.informer.shared_informer import SharedIndexInformer
 from kubelite.kubelet import eviction as ev
 from kubelite.kubelet.admission import admit, host_ports
-from kubelite.kubelet.devices import DeviceManager, UnexpectedAdmissionError
+from kubelite.kubelet.devices import ENDPOINT_STOP_GRACE, DeviceManager, UnexpectedAdmissionError, device_ids
 from kubelite.kubelet.heartbeat import NodeHeartbeat
 from kubelite.kubelet.images import ImageManager, docker_config_hosts
 from kubelite.kubelet.ipam import HostLocalIPAM
@@ -79,7 +80,10 @@ class Kubelet:
         self.recorder = recorder
         # a pool's capacity names what it changes; the machine still has the defaults for the rest (cAdvisor's
         # cpu/memory/storage, and the kubelet's maxPods 110)
-        self.capacity = {**DEFAULT_CAPACITY, **{k: str(v) for k, v in (capacity or {}).items()}}
+        machine = {**DEFAULT_CAPACITY, **{k: str(v) for k, v in (capacity or {}).items()}}
+        # extended resources (a name with a domain, ``nvidia.com/gpu``) come from device plugins, which
+        # register at start with that many healthy devices; the rest is the machine's (cAdvisor)
+        self.capacity = {k: v for k, v in machine.items() if "/" not in k}
         self.reserved = dict(DEFAULT_RESERVED if reserved is None else reserved)
         self.labels = dict(labels or {})
         self.taints = list(taints or [])
@@ -87,8 +91,10 @@ class Kubelet:
         self.pod_cidr = pod_cidr
         self.host_ip = host_ip or "172.18.0.2"
         self.eviction_threshold = eviction_threshold
-        devices = {k: quantity_units(k, v) for k, v in self.capacity.items() if "/" in k}
-        self.devices = DeviceManager(node_name, devices)
+        self.devices = DeviceManager(node_name, {k: quantity_units(k, v) for k, v in machine.items() if "/" in k})
+        self._removed_resources: set[str] = set()  # device plugin resources deleted, reported as 0
+        self._foreign: dict[str, str] = {}  # extended resources advertised through the API (not a plugin's)
+        self._grace_timers: dict[str, Any] = {}
         self.images = ImageManager(self.registry)
         self.images.preload(*preload)
         self._shared = informers
@@ -197,6 +203,9 @@ class Kubelet:
         if self._reconcile_timer is not None:
             self._reconcile_timer.cancel()
             self._reconcile_timer = None
+        for h in self._grace_timers.values():
+            h.cancel()
+        self._grace_timers.clear()
         self._tasks = []
         sup, self._supervisor = self._supervisor, None
         if sup is not None:
@@ -224,11 +233,21 @@ class Kubelet:
         self.lookup.pvc = getter("persistentvolumeclaims")
 
     def _on_node(self, node: dict[str, Any]) -> None:
-        """The live Node: admission matches its labels and taints from now on."""
+        """The live Node: admission matches its labels, taints and allocatable from now on."""
         self.node = node
         labels = (node.get("metadata") or {}).get("labels") or {}
         self._node_labels = {"kubernetes.io/hostname": self.node_name, **labels}
         self.taints = list((node.get("spec") or {}).get("taints") or ())
+        status = node.get("status") or {}
+        self._alloc_units = _units(status.get("allocatable") or {}) if status.get("allocatable") else None
+        # an extended resource advertised through the API (a PATCH of status.capacity, as the docs' "advertise
+        # extended resources for a node"): the kubelet keeps it and reports its allocatable at its next sync
+        devices = self.devices
+        foreign = {k: str(v) for k, v in (status.get("capacity") or {}).items()
+                   if "/" in k and not devices.known(k) and k not in self._removed_resources}
+        if foreign != self._foreign:
+            self._foreign = foreign
+            self.heartbeat.mark_dirty()
         cidr = (node.get("spec") or {}).get("podCIDR")
         if cidr and self.pod_cidr is None:
             # the node IPAM controller assigned the node's pod CIDR: the network is ready for sandboxes
@@ -253,11 +272,24 @@ class Kubelet:
         return out
 
     # --- node and lease ---
-    def allocatable(self) -> dict[str, str]:
-        alloc = allocatable(self.capacity, self.reserved)
-        for r, n in self.devices.allocatable().items():
+    def node_resources(self) -> tuple[dict[str, str], dict[str, str]]:
+        """``nodestatus.MachineInfo``: (capacity, allocatable) as the node status reports them now. Capacity
+        is the machine's, the extended resources advertised through the API, every registered device
+        plugin's device count (healthy or not), and ``0`` for a plugin resource deleted after its grace
+        period; allocatable is capacity minus the reservations, with the plugins' healthy counts."""
+        dev_cap, dev_alloc, deleted = self.devices.get_capacity(self.clock.now())
+        removed = self._removed_resources
+        removed.update(deleted)
+        removed.difference_update(dev_cap)
+        capacity = {**self._foreign, **self.capacity, **{r: str(n) for r, n in dev_cap.items()},
+                    **dict.fromkeys(removed, "0")}
+        alloc = allocatable(capacity, self.reserved)
+        for r, n in dev_alloc.items():
             alloc[r] = str(n)
-        return alloc
+        return capacity, alloc
+
+    def allocatable(self) -> dict[str, str]:
+        return self.node_resources()[1]
 
     def _node_status(self) -> dict[str, Any]:
         now = self.clock.timestamp()
@@ -267,11 +299,12 @@ class Kubelet:
             "message:Network plugin returns error: cni plugin not initialized")
         self._node_conditions = node_conditions(now, prev, memory_pressure=self.memory_pressure,
                                                 not_ready=not_ready)
-        return {"conditions": self._node_conditions, "allocatable": self.allocatable(),
-                "capacity": dict(self.capacity)}
+        capacity, alloc = self.node_resources()
+        return {"conditions": self._node_conditions, "allocatable": alloc, "capacity": capacity}
 
     async def _register(self) -> None:
-        body = initial_node(self.node_name, capacity=self.capacity, allocatable=self.allocatable(),
+        capacity, alloc = self.node_resources()
+        body = initial_node(self.node_name, capacity=capacity, allocatable=alloc,
                             labels=self.labels, taints=self.taints, host_ip=self.host_ip, pod_cidr=self.pod_cidr,
                             now=self.clock.timestamp())
         self._node_conditions = body["status"]["conditions"]
@@ -338,7 +371,23 @@ class Kubelet:
         self._memory_changed()
 
     def _admit(self, w: PodWorker) -> None:
-        """HandlePodAdditions: admission against what the other admitted pods request, then devices."""
+        """HandlePodAdditions / canAdmitPod, with upstream's handlers in upstream's order: first the
+        allocate-resources handler (the topology manager calling the device manager's ``Allocate`` per
+        container: ``UnexpectedAdmissionError``), then the predicates against the cached Node's allocatable,
+        raised to what the node's devices already hold when the pod got devices (``UpdatePluginResources``),
+        minus what the other admitted pods request."""
+        requests = w.requests = pod_requests(w.pod)
+        devices = self.devices
+        if any("/" in r for r in requests):
+            try:
+                devices.allocate_pod(w.uid, (
+                    (rec.name, rec.init, rec.sidecar,
+                     {r: quantity_units(r, q) for r, q in
+                      ((rec.spec.get("resources") or {}).get("limits") or {}).items() if "/" in r})
+                    for rec in w.containers))
+            except UnexpectedAdmissionError as e:
+                w.reject("UnexpectedAdmissionError", str(e))
+                return
         used: dict[str, int] = {}
         ports: list[tuple[str, str, int]] = []
         count = 0
@@ -351,21 +400,14 @@ class Kubelet:
             # upstream's NodePorts admission check sees the host ports of every admitted pod
             ports.extend(host_ports(other.pod.get("spec") or {}))
         alloc = self._alloc_units
-        if alloc is None:  # recomputed only when device health changes
-            alloc = self._alloc_units = {r: quantity_units(r, q) for r, q in self.allocatable().items()}
-        requests = w.requests = pod_requests(w.pod)
+        if alloc is None:  # no Node from the API yet: getNodeAnyWay's initial node
+            alloc = _units(self.allocatable())
+        if devices.holds(w.uid):
+            alloc = devices.sanitize_allocatable(alloc)
         res = admit(w.pod, requests, node_name=self.node_name, node_labels=self._node_labels, allocatable=alloc,
                     used=used, admitted_pods=count, used_host_ports=ports, taints=self.taints)
-        if res is None and self.devices.resources():
-            try:
-                for rec in w.containers:
-                    req = {r: quantity_units(r, q) for r, q in
-                           ((rec.spec.get("resources") or {}).get("limits") or {}).items() if "/" in r}
-                    self.devices.allocate(w.uid, rec.name, req)
-            except UnexpectedAdmissionError as e:
-                self.devices.free_pod(w.uid)
-                res = ("UnexpectedAdmissionError", str(e))
         if res is not None:
+            devices.free_pod(w.uid)
             w.reject(*res)
 
     # --- the sync loop ---
@@ -610,10 +652,46 @@ class Kubelet:
                              + (f" named {container}" if container else ""))
         self._sync(w)
 
+    # device plugins: what they report reaches the Node status at the kubelet's next status sync (so the
+    # scheduler and this kubelet's admission see the live value), and the pods holding a device whose health
+    # changed get a status update (ResourceHealthStatus); no running pod is killed
     def set_device_health(self, device_id: str, healthy: bool) -> None:
-        self.devices.set_health(device_id, healthy)
-        self._alloc_units = None
+        """The device plugin reports ``device_id`` (un)healthy, as NVIDIA's does on an XID error: capacity
+        keeps it, allocatable drops it."""
+        self._devices_changed(self.devices.set_health(device_id, healthy))
+
+    def register_device_plugin(self, resource: str, count: int | None = None) -> None:
+        """A device plugin (re)registers ``resource`` with ``count`` healthy devices (``None``: the devices
+        it reported before it stopped)."""
+        h = self._grace_timers.pop(resource, None)
+        if h is not None:
+            h.cancel()
+        self.devices.plugin_connected(resource, count)
+        self._devices_changed(self.devices.holders(resource))
+
+    def set_devices(self, resource: str, healthy: int, unhealthy: int = 0) -> None:
+        """The plugin's ListAndWatch now lists ``healthy`` healthy then ``unhealthy`` unhealthy devices (the
+        first IDs of the node's sequence; a device it no longer lists leaves capacity)."""
+        ids = device_ids(self.node_name, resource, healthy + unhealthy)
+        self._devices_changed(self.devices.list_and_watch(
+            resource, {d: i < healthy for i, d in enumerate(ids)}))
+
+    def stop_device_plugin(self, resource: str) -> None:
+        """The plugin for ``resource`` goes away: allocatable 0 at once, capacity 0 once the 5-minute
+        endpointStopGracePeriod has passed (unless it registers again)."""
+        self.devices.plugin_disconnected(resource, self.clock.now())
+        self._devices_changed([])
+        old = self._grace_timers.pop(resource, None)
+        if old is not None:
+            old.cancel()
+        self._grace_timers[resource] = self.clock.call_later(ENDPOINT_STOP_GRACE, self.heartbeat.mark_dirty)
+
+    def _devices_changed(self, pods: list[str]) -> None:
         self.heartbeat.mark_dirty()
+        for uid in pods:
+            w = self.workers.get(uid)
+            if w is not None:
+                self._sync(w)
 
     # --- introspection (what a real node would answer through its API) ---
     def worker(self, namespace: str, name: str) -> PodWorker | None:
@@ -640,6 +718,10 @@ class Kubelet:
                 ts = format_time(rec.started_at)
                 return [f"{ts} {line}" for line in rec.profile.logs]
         return []
+
+
+def _units(quantities: Mapping[str, Any]) -> dict[str, int]:
+    return {r: quantity_units(r, q) for r, q in quantities.items()}
 
 
 def _running_count(w: PodWorker) -> int:

@@ -48,7 +48,7 @@ def _terminated(reason: str, code: int, started: float, finished: float, cid: st
                            "finishedAt": format_time(finished), "containerID": cid}}
 
 
-def container_status(rec: ContainerRecord, *, initializing: bool, devices: Mapping[str, list[str]] | None,
+def container_status(rec: ContainerRecord, *, initializing: bool, devices: list[dict[str, Any]] | None = None,
                      now: float = 0.0) -> dict[str, Any]:
     """One entry of ``containerStatuses``/``initContainerStatuses`` (``convertToAPIContainerStatuses``):
 
@@ -110,10 +110,7 @@ def container_status(rec: ContainerRecord, *, initializing: bool, devices: Mappi
     if rec.container_id:
         out["containerID"] = rec.container_id
     if devices:
-        out["allocatedResourcesStatus"] = [
-            {"name": f"claim:{r}" if "/" not in r else r,
-             "resources": [{"resourceID": d, "health": "Healthy"} for d in ids]}
-            for r, ids in devices.items()]
+        out["allocatedResourcesStatus"] = devices
     return out
 
 
@@ -220,13 +217,15 @@ def build_status(w: PodWorker, now: float, previous: Mapping[str, Any] | None) -
         status["podIP"] = w.pod_ip
         status["podIPs"] = [{"ip": w.pod_ip}]
     status["startTime"] = format_time(w.start_time)
-    allocs = rt.devices.allocations
     has_inits = bool(inits)
     if inits:
-        status["initContainerStatuses"] = [
-            container_status(r, initializing=True, devices=allocs.get((w.uid, r.name)), now=now) for r in inits]
+        status["initContainerStatuses"] = [container_status(r, initializing=True, now=now) for r in inits]
+    # UpdateAllocatedResourcesStatus (ResourceHealthStatus, beta and on by default since 1.36): the app
+    # containers' devices with the health their plugin reports
+    devices = rt.devices.resource_status if rt.devices.allocations else None
     status["containerStatuses"] = [
-        container_status(r, initializing=has_inits, devices=allocs.get((w.uid, r.name)), now=now) for r in apps]
+        container_status(r, initializing=has_inits, devices=devices(w.uid, r.name) if devices else None, now=now)
+        for r in apps]
     if w.reason is not None and w.stage == Stage.TERMINATED:
         status["reason"], status["message"] = w.reason, w.message
     qos = (previous or {}).get("qosClass") or (w.pod.get("status") or {}).get("qosClass")

@@ -224,7 +224,12 @@ async def test_gpu_allocation_distinct_and_released(cluster: Cluster) -> None:
     assert [r["resourceID"] for r in st["allocatedResourcesStatus"][0]["resources"]] == a
     await run_pod(cluster, pod("g2", ctr(resources={"limits": {"nvidia.com/gpu": "1"}})))
     await cluster.advance(2)
-    assert (await get(cluster, "g2"))["status"]["reason"] == "OutOfnvidia.com/gpu"
+    # the allocate-resources admit handler runs before the predicates (kubelet.go registers the topology
+    # manager's handler first), so a node out of free devices rejects with the device manager's error
+    st2 = (await get(cluster, "g2"))["status"]
+    assert (st2["reason"], st2["message"]) == ("UnexpectedAdmissionError", (
+        "Pod was rejected: Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. "
+        "Requested: 1, Available: 0, which is unexpected"))
     await cluster.client.delete("pods", "g", namespace="default")
     await cluster.advance(5)
     assert k.devices.in_use("nvidia.com/gpu") == 0
