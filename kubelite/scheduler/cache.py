@@ -13,6 +13,10 @@ Follows ``pkg/scheduler/backend/cache/cache.go`` and ``backend/queue/nominator.g
 - **Node order.** :meth:`node_list` returns nodes in a stable order (by name), the order in which
   ``percentageOfNodesToScore`` scans them round-robin. Pods whose node is not (yet) known are kept
   on a placeholder NodeInfo that is not listed, as upstream's "imaginary" nodes.
+- **Change log.** Every change of a node's pods, labels or presence appends the node's name to a
+  bounded log; :meth:`Cache.changes_since` hands a reader the names changed since its last look, so
+  aggregates over the cluster (PodTopologySpread's domain totals) cost what changed per cycle, not a
+  walk of every node. A reader that fell behind the log's start recounts everything.
 - **Nominated pods** (preemptors waiting for their victims to leave) are tracked per node so
   Filter can account for them (:class:`Nominator`).
 """
@@ -24,7 +28,10 @@ from collections.abc import Set
 from kubelite.api.types import Node
 from kubelite.scheduler.framework.types import NodeInfo, PodInfo
 
-__all__ = ["Cache", "Nominator"]
+__all__ = ["CHANGE_LOG_LIMIT", "Cache", "Nominator"]
+
+#: node names kept in the change log before its older half is dropped (readers behind it recount)
+CHANGE_LOG_LIMIT = 1 << 16
 
 
 class Nominator:
@@ -90,6 +97,25 @@ class Cache:
         #: names of the nodes with taints or ``spec.unschedulable`` (only those can fail the fused
         #: taint and cordon tests of :mod:`kubelite.scheduler.fast_path`)
         self.restricted: set[str] = set()
+        #: names of the nodes changed, oldest first; ``_log[0]`` has sequence number ``_log_base``
+        self._log: list[str] = []
+        self._log_base = 0
+
+    def _touch(self, name: str) -> None:
+        log = self._log
+        log.append(name)
+        if len(log) > CHANGE_LOG_LIMIT:
+            drop = len(log) // 2
+            del log[:drop]
+            self._log_base += drop
+
+    def changes_since(self, seq: int) -> tuple[list[str] | None, int]:
+        """(names of the nodes changed since sequence number ``seq``, possibly repeated, or None when
+        the log no longer reaches back that far; the sequence number to ask with next time)."""
+        end = self._log_base + len(self._log)
+        if seq < self._log_base:
+            return None, end
+        return self._log[seq - self._log_base:], end
 
     def _count_images(self, ni: NodeInfo, delta: int) -> None:
         counts = self.image_nodes
@@ -119,6 +145,7 @@ class Cache:
             ni.set_node(node)
             if was_placeholder:
                 self._list = None
+        self._touch(ni.name)
         self._count_images(ni, 1)
         if ni.taints or ni.unschedulable:
             self.restricted.add(ni.name)
@@ -133,6 +160,7 @@ class Cache:
         if ni is None:
             return
         self._list = None
+        self._touch(name)
         self.restricted.discard(name)
         self._count_images(ni, -1)
         ni.image_sizes = {}
@@ -153,6 +181,7 @@ class Cache:
         if pod.uid in self._pods:
             raise ValueError(f"pod {pod.key}({pod.uid}) is in the cache, so can't be assumed")
         self._node_for(node_name).add_pod(pod)
+        self._touch(node_name)
         self._count(pod, 1)
         self._pods[pod.uid] = (pod, node_name, True)
 
@@ -173,6 +202,7 @@ class Cache:
         if entry is not None:
             self._remove_from_node(entry[0], entry[1])
         self._node_for(pod.node_name).add_pod(pod)
+        self._touch(pod.node_name)
         self._count(pod, 1)
         self._pods[pod.uid] = (pod, pod.node_name, False)
 
@@ -195,6 +225,7 @@ class Cache:
         if ni is None:
             return
         ni.remove_pod(pod)
+        self._touch(node_name)
         if ni.node is None and not ni.pods:
             del self.nodes[node_name]
 

@@ -248,6 +248,37 @@ def test_select_host_uses_randrange_for_custom_rngs() -> None:
     assert got == want and _CountingRandom.calls >= 49
 
 
+def test_topology_spread_score_nodes_is_score_per_node() -> None:
+    """PodTopologySpread's batch score equals its per-node score: two constraints (weights that are not
+    whole numbers), maxSkew above 1, nodes without a key (ignored: 0), counts from bound pods."""
+    from kubelite.scheduler.plugins import pod_topology_spread
+
+    class Handle:
+        def __init__(self, cache: Cache) -> None:
+            self.cache = cache
+
+        def node_infos(self) -> list[NodeInfo]:
+            return self.cache.node_list()
+
+    rnd = random.Random(3)
+    cache = Cache()
+    for i in range(30):
+        cache.add_node(make_node(f"n{i:02d}", labels={} if i % 7 == 0 else {"zone": f"z{i % 4}"}))
+    for i in range(60):
+        cache.add_pod(PodInfo(make_pod(f"q{i}", node_name=f"n{rnd.randrange(30):02d}", labels={"app": "a"})))
+    pod = PodInfo(make_pod("p", labels={"app": "a"}, topologySpreadConstraints=[
+        {"maxSkew": s, "topologyKey": k, "whenUnsatisfiable": "ScheduleAnyway",
+         "labelSelector": {"matchLabels": {"app": "a"}}} for k, s in (("zone", 2), ("kubernetes.io/hostname", 3))]))
+    plugin = pod_topology_spread.new({}, Handle(cache))
+    nodes = [ni for ni in cache.node_list() if rnd.random() < 0.7]
+    state = CycleState()
+    assert plugin.pre_score(state, pod, nodes) is None
+    assert state.read("PreScorePodTopologySpread")[3]  # some nodes are ignored
+    want = [plugin.score(state, pod, ni) for ni in nodes]
+    assert len(set(want)) > 3
+    assert plugin.score_nodes(state, pod, nodes) == want
+
+
 def test_score_nodes_of_a_subclass_calls_its_score_per_node() -> None:
     from kubelite.scheduler.plugins.node_resources_fit import NodeResourcesFit
 
@@ -359,11 +390,22 @@ def _plain_spread_counts(pod: PodInfo, nodes: list[NodeInfo], cluster: list[Node
     return counts, ignored
 
 
-def test_topology_spread_score_totals_follow_cluster_changes() -> None:
+@pytest.mark.parametrize(("change_log", "log_limit"), [(False, 0), (True, 0), (True, 7)],
+                         ids=["generation-walk", "change-log", "change-log-overrun"])
+def test_topology_spread_score_totals_follow_cluster_changes(
+    change_log: bool, log_limit: int, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The cluster-wide per-domain totals PodTopologySpread keeps across scoring cycles must give the
     plain counts after pods come, go and start terminating, and nodes are relabelled, added, removed;
-    for zone plus hostname constraints, with and without a nodeSelector, over random filtered subsets."""
+    for zone plus hostname constraints, with and without a nodeSelector, over random filtered subsets.
+    Kept up to date from the cache's change log (the scheduler's handle), with a log so short that the
+    totals often fall behind its start (and recount), or by walking node generations (a handle without
+    a log)."""
+    from kubelite.scheduler import cache as cache_module
     from kubelite.scheduler.plugins import pod_topology_spread
+
+    if log_limit:
+        monkeypatch.setattr(cache_module, "CHANGE_LOG_LIMIT", log_limit)
 
     class Handle:
         def __init__(self, cache: Cache) -> None:
@@ -371,6 +413,17 @@ def test_topology_spread_score_totals_follow_cluster_changes() -> None:
 
         def node_infos(self) -> list[NodeInfo]:
             return self.cache.node_list()
+
+    class LoggedHandle(Handle):
+        def node_info(self, name: str) -> NodeInfo | None:
+            return self.cache.nodes.get(name)
+
+        def node_changes_since(self, seq: int) -> tuple[list[str] | None, int]:
+            names, end = self.cache.changes_since(seq)
+            used[names is not None] += 1
+            return names, end
+
+    used = {True: 0, False: 0}  # log reads that reached back far enough, and those that did not
 
     def node_labels(i: int) -> dict[str, str]:
         roll = rnd.random()
@@ -387,7 +440,7 @@ def test_topology_spread_score_totals_follow_cluster_changes() -> None:
     soft = {"labels": {"app": "a"}, "topologySpreadConstraints": [
         {"maxSkew": 1, "topologyKey": k, "whenUnsatisfiable": "ScheduleAnyway",
          "labelSelector": {"matchLabels": {"app": "a"}}} for k in keys]}
-    plugin = pod_topology_spread.new({}, Handle(cache))
+    plugin = pod_topology_spread.new({}, (LoggedHandle if change_log else Handle)(cache))
     placed: list[PodInfo] = []
     with_selector = 0
     for i in range(300):
@@ -425,6 +478,8 @@ def test_topology_spread_score_totals_follow_cluster_changes() -> None:
         elif len(cache.node_list()) > 5:  # a node leaves (its pods stay on a placeholder)
             cache.remove_node(rnd.choice([ni.name for ni in cache.node_list()]))
     assert with_selector > 30
+    assert (used[True] > 100) is change_log
+    assert (used[False] > 10) is bool(log_limit)
 
 
 def test_select_host_falls_back_without_cpython_internals(monkeypatch: pytest.MonkeyPatch) -> None:

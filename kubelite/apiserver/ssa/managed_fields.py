@@ -171,9 +171,14 @@ def apply_managers(
     managers[manager] = VersionedSet(fields, api_version, True)
     # Pruning only removes what the applier owned last time and no longer sets; when it still sets
     # all of it (a re-apply that changes values or adds fields), every path on the way to those
-    # fields is owned again, so nothing would be removed.
-    if last is not None and last.fields and difference(last.fields, fields):
-        merged = _prune(merged, managers, last.fields, schema)
+    # fields is owned again, so nothing would be removed. Pruning also types the merged object
+    # (addBackOwnedItems' ``merged.ToFieldSet()``), which fails on what an earlier update stored
+    # untyped (UpdateNoErrors), such as ``containers: [null]``: the skip keeps that check.
+    if last is not None and last.fields:
+        if difference(last.fields, fields):
+            merged = _prune(merged, managers, last.fields, schema)
+        else:
+            to_field_set(merged, schema)  # raises the TypedError pruning would have raised
     managers, _, _, _ = update_managers(live, merged, managers, manager, schema, force=force, ignored=ignored)
     return merged, managers
 

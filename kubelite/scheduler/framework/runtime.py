@@ -106,6 +106,10 @@ class Framework:
     def node_info(self, name: str) -> NodeInfo | None:
         return self._cache.nodes.get(name)
 
+    def node_changes_since(self, seq: int) -> tuple[list[str] | None, int]:
+        """The cache's change log (:meth:`~kubelite.scheduler.cache.Cache.changes_since`)."""
+        return self._cache.changes_since(seq)
+
     def cluster_pods_with_affinity(self) -> tuple[int, int]:
         """(pods with any pod affinity term, pods with required anti-affinity) in the cache."""
         return self._cache.pods_with_affinity, self._cache.pods_with_required_anti_affinity

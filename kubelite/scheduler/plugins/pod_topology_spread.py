@@ -129,43 +129,75 @@ def _node_count(memo: dict[str, tuple[int, int]], ni: NodeInfo, c: _Constraint, 
 
 class _DomainTotals:
     """Per value of one topology key, the pods matching a constraint on the cluster's nodes that carry
-    every key of the pod's constraints. Kept across cycles: :meth:`refresh` recounts only the nodes
-    whose generation moved (pods or labels changed) and starts over when nodes were removed."""
+    every key of the pod's constraints. Kept across cycles and brought up to date from the cache's
+    change log (:meth:`~kubelite.scheduler.cache.Cache.changes_since`): a cycle recounts only the nodes
+    changed since the last one (usually the one node the previous pod was assumed on), so it never walks
+    every node. Without a log (a handle that has none) or behind its start, it recounts every node whose
+    generation moved and starts over when nodes were removed."""
 
-    __slots__ = ("by_node", "by_value")
+    __slots__ = ("by_node", "by_value", "members", "seq")
 
     def __init__(self) -> None:
         #: node name -> (node generation, its value or None without every key, its matching pods)
         self.by_node: dict[str, tuple[int, str | None, int]] = {}
         self.by_value: dict[str, int] = {}
+        #: value -> how many listed nodes with every key have it (a value no node has is no domain)
+        self.members: dict[str, int] = {}
+        #: the change log's sequence number the totals are up to date with; None before a full count
+        self.seq: int | None = None
 
-    def refresh(self, nodes: Sequence[NodeInfo], c: _Constraint, keys: tuple[str, ...], ns: str,
+    def refresh(self, handle: Any, c: _Constraint, keys: tuple[str, ...], ns: str,
                 memo: dict[str, tuple[int, int]]) -> dict[str, int]:
-        by_node, by_value = self.by_node, self.by_value
-        ckey = c.key
+        changes = getattr(handle, "node_changes_since", None)
+        if changes is not None and self.seq is not None:
+            names, end = changes(self.seq)
+            if names is not None:
+                node_info = handle.node_info
+                for name in dict.fromkeys(names):
+                    ni = node_info(name)
+                    self._recount(name, ni if ni is not None and ni.node is not None else None, c, keys, ns, memo)
+                self.seq = end
+                return self.by_value
+        self.seq = changes(0)[1] if changes is not None else None
+        nodes = handle.node_infos()
         for ni in nodes:
-            hit = by_node.get(ni.name)
-            gen = ni.generation
-            if hit is not None:
-                if hit[0] == gen:
-                    continue
-                if hit[1] is not None:
-                    by_value[hit[1]] -= hit[2]
-            labels = ni.labels
-            if all(map(labels.__contains__, keys)):
-                val = labels[ckey]
-                n = _node_count(memo, ni, c, ns)
-                by_value[val] = by_value.get(val, 0) + n
-                by_node[ni.name] = (gen, val, n)
-            else:
-                by_node[ni.name] = (gen, None, 0)
+            self._recount(ni.name, ni, c, keys, ns, memo)
         # Node names are unique, so every listed node has an entry: more entries mean some node left
         # the cluster (its contribution is stale), so count everything again.
-        if len(by_node) > len(nodes):
-            by_node.clear()
-            by_value.clear()
-            return self.refresh(nodes, c, keys, ns, memo)
-        return by_value
+        if len(self.by_node) > len(nodes):
+            self.by_node.clear()
+            self.by_value.clear()
+            self.members.clear()
+            for ni in nodes:
+                self._recount(ni.name, ni, c, keys, ns, memo)
+        return self.by_value
+
+    def _recount(self, name: str, ni: NodeInfo | None, c: _Constraint, keys: tuple[str, ...], ns: str,
+                 memo: dict[str, tuple[int, int]]) -> None:
+        """Bring node ``name``'s contribution up to date; ``ni`` None: the node is gone (or unlisted)."""
+        by_node, by_value, members = self.by_node, self.by_value, self.members
+        hit = by_node.get(name)
+        if hit is not None:
+            if ni is not None and hit[0] == ni.generation:
+                return
+            val = hit[1]
+            if val is not None:
+                by_value[val] -= hit[2]
+                members[val] -= 1
+                if not members[val]:
+                    del members[val], by_value[val]
+        if ni is None:
+            by_node.pop(name, None)
+            return
+        labels = ni.labels
+        if all(map(labels.__contains__, keys)):
+            val = labels[c.key]
+            n = _node_count(memo, ni, c, ns)
+            by_value[val] = by_value.get(val, 0) + n
+            members[val] = members.get(val, 0) + 1
+            by_node[name] = (ni.generation, val, n)
+        else:
+            by_node[name] = (ni.generation, None, 0)
 
 
 def _terminating(pod: PodInfo) -> bool:
@@ -350,7 +382,6 @@ class PodTopologySpread:
             totals = self._totals
             if len(totals) > _MAX_REMEMBERED_SELECTORS:
                 totals.clear()
-            all_nodes: Sequence[NodeInfo] | None = None
             for c, memo in zip(cs, memos):
                 ckey = c.key
                 if ckey == HOSTNAME:
@@ -363,9 +394,7 @@ class PodTopologySpread:
                 agg = totals.get((ns, c.selector, ckey, keys))
                 if agg is None:
                     agg = totals[(ns, c.selector, ckey, keys)] = _DomainTotals()
-                if all_nodes is None:
-                    all_nodes = self.handle.node_infos()
-                by_value = agg.refresh(all_nodes, c, keys, ns, memo)
+                by_value = agg.refresh(self.handle, c, keys, ns, memo)
                 for v in values[ckey]:
                     counts[(ckey, v)] += by_value.get(v, 0)
         # log(number of domains + 2) per constraint (upstream ``topologyNormalizingWeight``)
@@ -397,6 +426,21 @@ class PodTopologySpread:
         for c, w in zip(cs, weights):
             total += counts.get((c.key, node.labels[c.key]), 0) * w + (c.max_skew - 1)
         return round(total)
+
+    def score_nodes(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> list[int]:
+        """``[score(state, pod, n) for n in nodes]`` (the framework's batch form), one pass per constraint
+        over the feasible nodes with the same float arithmetic, in the same order, as :meth:`score`."""
+        if type(self).score is not PodTopologySpread.score:  # a subclass's own score is called per node
+            return [self.score(state, pod, ni) for ni in nodes]
+        cs, counts, weights, ignored, _ = state.read(_PRE_SCORE)
+        get = counts.get
+        totals = [0.0] * len(nodes)
+        for c, w in zip(cs, weights):
+            key, base = c.key, c.max_skew - 1
+            totals = [t if ni.name in ignored else t + (get((key, ni.labels[key]), 0) * w + base)
+                      for t, ni in zip(totals, nodes)] if ignored else \
+                     [t + (get((key, ni.labels[key]), 0) * w + base) for t, ni in zip(totals, nodes)]
+        return list(map(round, totals))  # an ignored node keeps 0.0, score's 0
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> None:
         _, _, _, ignored, nodes = state.read(_PRE_SCORE)

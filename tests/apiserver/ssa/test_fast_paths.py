@@ -366,3 +366,38 @@ def test_owned_field_update_only_retimes(field: str, value: str, shared: bool) -
     # the fast path hands live's FieldsV1 on as is; the general path rebuilds the changed set
     assert (after[1]["fieldsV1"] is before[1]["fieldsV1"]) is shared
     assert {**after[1], "time": None} == {**before[1], "time": None} or not shared
+
+
+def _untyped_template(containers: list[Any]) -> dict[str, Any]:
+    return {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": containers}}
+
+
+@pytest.mark.parametrize(
+    ("template", "error"),
+    [
+        (_untyped_template([None]), ".spec.template.spec.containers: element 0: "
+                                    "associative list with keys may not have a null element"),
+        (_untyped_template([{"name": "a", "image": "a:1", "ports": [{"containerPort": 80}, 7]}]),
+         '.spec.template.spec.containers[name="a"].ports: element 1: '
+         "associative list with keys may not have non-map elements"),
+    ],
+    ids=["null-container", "scalar-port"],
+)
+def test_reapply_over_an_untyped_update_is_rejected(template: dict[str, Any], error: str) -> None:
+    """Regression (found by test_histories_match_the_reference under HYPOTHESIS_PROFILE=explore): an update
+    stores an object SMD cannot type (UpdateNoErrors keeps the old ownership), then the same applier applies
+    the same configuration again. Pruning types the merged object (addBackOwnedItems' ToFieldSet) and fails;
+    the re-apply fast path skipped pruning and so stored the untyped object instead of failing."""
+    config = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "ns"},
+              "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "a"}}}}
+    kw: dict[str, Any] = {"schema": DEPLOYMENT, "api_version": "apps/v1", "ignored_fields": MAIN_RESET}
+    outcomes = []
+    for fm in (FieldManager(), _reference.ReferenceFieldManager()):
+        live = _decode(_encode(fm.apply(None, copy.deepcopy(config), manager="m", now="2024-01-01T00:00:00Z", **kw)))
+        new = copy.deepcopy(live)
+        new["spec"]["template"] = copy.deepcopy(template)
+        stored = fm.update(live, new, manager="ctl", now="2024-01-01T00:00:01Z", **kw)
+        assert stored["metadata"]["managedFields"] == live["metadata"]["managedFields"]  # ownership unchanged
+        outcomes.append(_run(fm.apply, _decode(_encode(stored)), copy.deepcopy(config), manager="m",
+                             now="2024-01-01T00:00:02Z", **kw))
+    assert outcomes[0] == outcomes[1] == ["InternalError", f"failed to merge config: {error}", []]
