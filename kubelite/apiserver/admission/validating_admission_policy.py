@@ -70,24 +70,20 @@ if TYPE_CHECKING:
 
 def _load_cel() -> None:
     """Import CEL (cel-python and Kubernetes' library) on the first request a binding applies to, not with the
-    apiserver: a cluster with no policy never pays for it (issue #17, cold start)."""
-    global celtypes, CELEvalError, PER_CALL_LIMIT, RUNTIME_BUDGET, CompileError, EvalError, OutOfBudget
-    global Program, compile_expression, is_true, to_cel, authorizer_value
+    apiserver: a cluster with no policy never pays for it (issue #17, cold start). Binds the names the
+    ``TYPE_CHECKING`` block above declares."""
+    if "compile_expression" in globals():
+        return
     from celpy import celtypes
     from celpy.evaluation import CELEvalError
 
-    from kubelite.apiserver.cel import (
-        PER_CALL_LIMIT,
-        RUNTIME_BUDGET,
-        CompileError,
-        EvalError,
-        OutOfBudget,
-        Program,
-        compile_expression,
-        is_true,
-        to_cel,
-    )
+    import kubelite.apiserver.cel as cel
     from kubelite.apiserver.cel.authz import authorizer_value
+
+    names = ("PER_CALL_LIMIT", "RUNTIME_BUDGET", "CompileError", "EvalError", "OutOfBudget", "Program",
+             "compile_expression", "is_true", "to_cel")
+    globals().update({n: getattr(cel, n) for n in names}, celtypes=celtypes, CELEvalError=CELEvalError,
+                     authorizer_value=authorizer_value)
 
 
 __all__ = ["ValidatingAdmissionPolicyPlugin"]
