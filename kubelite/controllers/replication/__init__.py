@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubelite.api.types import Pod, ReplicationController
+from kubelite.api.types import ReplicationController
 from kubelite.api.types.core_v1 import ReplicationControllerStatus
-from kubelite.controllers.controller_utils import CONTROLLER_UID_INDEX, controller_uid_index_func
 from kubelite.controllers.kcm import ControllerContext
-from kubelite.controllers.replicaset.controller import BURST_REPLICAS, ReplicaSetController
-from kubelite.informer import Indexers
+from kubelite.controllers.replicaset import register_replica_controller
+from kubelite.controllers.replicaset.controller import ReplicaSetController
 
 __all__ = ["NAME", "ReplicationManager", "register"]
 
@@ -33,15 +32,4 @@ class ReplicationManager(ReplicaSetController):
 
 
 def register(ctx: ControllerContext) -> ReplicationManager:
-    indexers: Indexers = {CONTROLLER_UID_INDEX: controller_uid_index_func}
-    rm = ReplicationManager(
-        client=ctx.client, pods=ctx.informers.informer_for(Pod, indexers=indexers),
-        replicasets=ctx.informers.informer_for(ReplicationController, indexers=indexers), clock=ctx.clock,
-        recorder=ctx.recorder("replication-controller"),
-        burst_replicas=ctx.option(NAME, "burst_replicas", BURST_REPLICAS),
-    )
-    rm.controller = (
-        ctx.manager.controller(NAME).for_(ReplicationController).watches(Pod, rm.pod_handler)
-        .with_max_concurrent_reconciles(ctx.option(NAME, "workers", 5)).complete(rm)
-    )
-    return rm
+    return register_replica_controller(ctx, ReplicationManager, name=NAME, component="replication-controller")
