@@ -13,13 +13,16 @@ Contract:
   its counters (misses minus entries, since its last :meth:`clear`).
 - Named tables register themselves (by name, once) so :func:`statistics` can list them all and
   :func:`clear_all` can reset them (tests, benchmarks). Memo tables hold derived data only: clearing one
-  changes speed, never answers.
+  changes speed, never answers. A name belongs to the module that declared it: a second table of that
+  name is a ``ValueError``, while a fresh import of the same module (pytester's in-process runs unload
+  the modules a run imported, so the next run imports them again) replaces its old tables.
 Plain sync code: single-threaded asyncio needs no locks.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, Generic, Protocol, TypeVar
@@ -49,12 +52,17 @@ class _Table(Protocol):
 
 
 _REGISTRY: dict[str, _Table] = {}
+#: name -> the globals of the module execution that declared it (a re-import runs with fresh globals)
+_OWNERS: dict[str, dict[str, Any]] = {}
 
 
-def _register(name: str, table: _Table) -> None:
-    if name in _REGISTRY:
+def _register(name: str, table: _Table, owner: dict[str, Any]) -> None:
+    """Register ``table`` as ``name``, declared by the module whose globals are ``owner``."""
+    old = _OWNERS.get(name)
+    if old is not None and (old is owner or old.get("__name__") != owner.get("__name__")):
         raise ValueError(f"a memo table named {name!r} already exists")
     _REGISTRY[name] = table
+    _OWNERS[name] = owner
 
 
 class BoundedCache(Generic[K, V]):
@@ -71,7 +79,7 @@ class BoundedCache(Generic[K, V]):
         self._data: OrderedDict[K, V] = OrderedDict()
         self.hits = self.misses = self.evictions = 0
         if name is not None:
-            _register(name, self)
+            _register(name, self, sys._getframe(1).f_globals)
 
     def get(self, key: K, default: V | None = None) -> V | None:
         data = self._data
@@ -137,7 +145,7 @@ def memoize(name: str, *, maxsize: int, typed: bool = False) -> Callable[[F], F]
 
     def wrap(fn: F) -> F:
         cached = functools.lru_cache(maxsize=maxsize, typed=typed)(fn)
-        _register(name, _Memoized(name, cached))
+        _register(name, _Memoized(name, cached), fn.__globals__)
         return cached  # type: ignore[return-value]
     return wrap
 

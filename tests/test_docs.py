@@ -94,16 +94,18 @@ def _defines_tests(source: str) -> bool:
                for n in tree.body)
 
 
-def _env() -> dict[str, str]:
+def _env(tmp_path: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
+    if tmp_path is not None:  # mktemp and tempfile in a block make their files under the test's own directory
+        env["TMPDIR"] = str(tmp_path)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
     env.setdefault("PYTHONHASHSEED", "0")
     return env
 
 
-def _run(cmd: list[str], block: Block, cwd: Path) -> None:
+def _run(cmd: list[str], block: Block, cwd: Path, tmp_path: Path) -> None:
     try:
-        proc = subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        proc = subprocess.run(cmd, cwd=cwd, env=_env(tmp_path), capture_output=True, text=True, timeout=TIMEOUT, check=False)
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"{block.where}: the {block.lang} block did not finish within {TIMEOUT}s\n{e.stdout or ''}",
                     pytrace=False)
@@ -140,13 +142,13 @@ def run_block(block: Block, tmp_path: Path) -> None:
             path.write_text(block.text)
             _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "kubelite.testing.plugin",
                   "-o", "asyncio_mode=auto", "-o", "asyncio_default_fixture_loop_scope=function",
-                  "--rootdir", str(tmp_path), str(path)], block, ROOT)
+                  "--rootdir", str(tmp_path), str(path)], block, ROOT, tmp_path)
         else:
             path = tmp_path / f"doc_block_{block.line}.py"
             path.write_text(block.text)
-            _run([sys.executable, str(path)], block, ROOT)
+            _run([sys.executable, str(path)], block, ROOT, tmp_path)
     elif block.lang in RUN_AS_SHELL:
-        _run(["bash", "-e", "-o", "pipefail", "-c", shell_for_test(block.text)], block, ROOT)
+        _run(["bash", "-e", "-o", "pipefail", "-c", shell_for_test(block.text)], block, ROOT, tmp_path)
     elif block.lang in PARSE_AS_YAML:
         try:
             docs = list(yaml.safe_load_all(block.text))
@@ -231,3 +233,15 @@ def test_every_documented_language_is_known() -> None:
     unknown = [f"{b.where} {b.lang!r}" for b in all_blocks()
                if b.lang not in NOT_RUN | RUN_AS_PYTHON | RUN_AS_SHELL | PARSE_AS_YAML]
     assert unknown == []
+
+
+#: a path a block would share with every other run of it on the machine (the docs once wrote fuzz schedules
+#: to /tmp/kubelite-fuzz-demo, so two suites running side by side raced on the same files)
+_FIXED_TMP = re.compile(r"(?<![\w$])/tmp/[\w.-]+")
+
+
+def test_no_block_writes_to_a_fixed_path_under_tmp() -> None:
+    shared = [f"{b.where}: {m.group(0)}" for b in BLOCKS if b.lang in RUN_AS_SHELL | RUN_AS_PYTHON
+              for m in _FIXED_TMP.finditer(b.text)]
+    assert shared == [], "use mktemp -d (tempfile in python) so parallel runs never share files"
+    assert _FIXED_TMP.search("--out /tmp/kubelite-fuzz-demo") and not _FIXED_TMP.search('--out "$out"')

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -60,6 +63,30 @@ def test_names_are_unique_and_bounds_positive() -> None:
         BoundedCache("tests.memo.dup", maxsize=1)
     with pytest.raises(ValueError, match="at least 1"):
         BoundedCache(None, maxsize=0)
+
+
+def test_a_module_imported_afresh_replaces_its_tables_and_another_module_may_not_take_a_name(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytester's in-process runs unload the modules a run imported, so the next run imports them afresh and
+    re-declares the same tables: the fresh ones replace the old. Before, that second import raised "a memo
+    table named 'workload.valid_reference' already exists" (tests/testing/test_plugin.py run on its own)."""
+    import kubelite.workload
+
+    old = kubelite.workload
+    monkeypatch.setattr(kubelite, "workload", old)  # the import below rebinds it; restored afterwards
+    monkeypatch.setattr(memo, "_REGISTRY", dict(memo._REGISTRY))  # restored afterwards, with sys.modules
+    monkeypatch.setattr(memo, "_OWNERS", dict(memo._OWNERS))
+    before = {s.name for s in memo.statistics()}
+    monkeypatch.delitem(sys.modules, "kubelite.workload")
+    fresh = importlib.import_module("kubelite.workload")
+    assert fresh is not old
+    assert {s.name for s in memo.statistics()} == before
+    assert fresh.valid_reference("nginx:1.25")
+    assert next(s for s in memo.statistics() if s.name == "workload.valid_reference").size == 1
+    other: dict[str, Any] = {"__name__": "tests.some_other_module"}
+    with pytest.raises(ValueError, match=r"'workload\.valid_reference' already exists"):
+        exec("from kubelite.memo import memoize\n"
+             "@memoize('workload.valid_reference', maxsize=1)\ndef f(x): return x\n", other)
 
 
 def test_every_memo_table_is_bounded_and_registered() -> None:

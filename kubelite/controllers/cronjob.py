@@ -48,6 +48,9 @@ from kubelite.memo import memoize
 __all__ = ["NAME", "SCHEDULED_TIMESTAMP_ANNOTATION", "CronJobController", "Schedule", "parse_schedule", "register"]
 
 NAME = "cronjob"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"workers"})
 SCHEDULED_TIMESTAMP_ANNOTATION = "batch.kubernetes.io/cronjob-scheduled-timestamp"
 
 _RANGES = ((0, 59), (0, 23), (1, 31), (1, 12), (0, 6))

@@ -45,6 +45,9 @@ from kubelite.informer import NAMESPACE_INDEX, Indexer
 __all__ = ["NAME", "DisruptionController", "register", "scaled_value"]
 
 NAME = "disruption"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"workers"})
 DELETION_TIMEOUT = 120.0
 
 

@@ -53,6 +53,9 @@ __all__ = [
 ]
 
 NAME = "endpointslice"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"max_endpoints_per_slice", "workers"})
 MANAGED_BY = "endpointslice-controller.k8s.io"
 LABEL_SERVICE_NAME = "kubernetes.io/service-name"
 LABEL_MANAGED_BY = "endpointslice.kubernetes.io/managed-by"

@@ -28,7 +28,7 @@ from kubelite.controllers.manager import Manager
 from kubelite.events import EventBroadcaster, EventRecorder
 from kubelite.informer import SharedInformerFactory
 
-__all__ = ["CONTROLLERS", "SERVICE_ACCOUNTS", "ControllerContext", "start_controllers"]
+__all__ = ["CONTROLLERS", "SERVICE_ACCOUNTS", "ControllerContext", "check_options", "start_controllers"]
 
 #: controller name -> module, in upstream's NewControllerDescriptors order (the subset kubelite has).
 CONTROLLERS: dict[str, str] = {
@@ -126,8 +126,35 @@ class ControllerContext:
         return self.options.get(controller, {}).get(key, default)
 
 
+def check_options(options: dict[str, Any]) -> None:
+    """Reject ``controller_options`` that no controller reads, as kube-controller-manager rejects an unknown
+    flag at start-up instead of running without it: a section must name a controller of :data:`CONTROLLERS`,
+    and each key must be one its module declares in ``OPTIONS`` (a module without ``OPTIONS`` takes none).
+    Checked whether or not the controller runs, as a flag is (only a named section's module is imported)."""
+    for controller, opts in options.items():
+        if controller not in CONTROLLERS:
+            raise ValueError(f"controller_options names unknown controller {controller!r} "
+                             f"(known: {', '.join(CONTROLLERS)})")
+        if not isinstance(opts, dict):
+            raise ValueError(f"controller_options[{controller!r}] must be a mapping of option names, "
+                             f"got {type(opts).__name__}")
+        allowed: frozenset[str]
+        try:
+            allowed = getattr(importlib.import_module(CONTROLLERS[controller]), "OPTIONS", frozenset())
+        except ModuleNotFoundError as e:
+            if e.name != CONTROLLERS[controller]:
+                raise
+            allowed = frozenset()
+        unknown = sorted(set(opts) - set(allowed))
+        if unknown:
+            raise ValueError(f"unknown {controller} controller options {unknown} "
+                             f"(it takes: {', '.join(sorted(allowed)) or 'no options'})")
+
+
 def start_controllers(ctx: ControllerContext, names: Sequence[str] | None = None) -> list[str]:
-    """Register the named controllers (default: every one that exists). Returns those registered."""
+    """Register the named controllers (default: every one that exists), after :func:`check_options`.
+    Returns those registered."""
+    check_options(ctx.options)
     started = []
     for name, module in CONTROLLERS.items():
         if names is not None and name not in names:

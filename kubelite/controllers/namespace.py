@@ -37,6 +37,9 @@ from kubelite.errors import ApiError, Conflict, NotFound
 __all__ = ["NAME", "NamespaceController", "register"]
 
 NAME = "namespace"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"workers"})
 FINALIZER = "kubernetes"
 
 # type -> (ok reason, ok message, failed reason); upstream's conditionTypes and their reasons

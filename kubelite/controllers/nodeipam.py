@@ -27,6 +27,9 @@ from kubelite.informer import Indexer
 __all__ = ["NAME", "NodeIPAMController", "register"]
 
 NAME = "nodeipam"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"cluster_cidr", "node_cidr_mask_size"})
 #: how soon a Node the exhausted range could not serve is tried again
 RETRY_SECONDS = 10.0
 

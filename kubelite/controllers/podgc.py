@@ -39,6 +39,9 @@ __all__ = ["NAME", "PodGC", "register"]
 log = structlog.get_logger("kubelite.podgc")
 
 NAME = "podgc"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"terminated_pod_gc_threshold"})
 GC_CHECK_PERIOD = 20.0
 QUARANTINE_TIME = 40.0
 DEFAULT_TERMINATED_THRESHOLD = 12500

@@ -28,6 +28,9 @@ from kubelite.informer import NAMESPACE_INDEX, Indexer
 __all__ = ["NAME", "RESYNC_PERIOD", "ResourceQuotaController", "register"]
 
 NAME = "resourcequota"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"resync_period", "workers"})
 RESYNC_PERIOD = 300.0
 
 

@@ -254,8 +254,12 @@ def _with_dask(address: str, workers: int, next_args: Callable[[], tuple[Any, ..
         from distributed import Client, LocalCluster, as_completed
     except ImportError as e:  # pragma: no cover - depends on the extra
         raise RuntimeError("dask= needs the distributed extra: pip install 'kubelite[distributed]'") from e
+    # No dashboard; the scheduler still serves HTTP (/metrics, /health) and, left alone, binds it to 0.0.0.0:8787,
+    # warning when that is taken (an error under -W error): a free loopback port instead, so campaigns run
+    # side by side and beside a real Dask dashboard.
     cluster = LocalCluster(  # type: ignore[no-untyped-call]
         n_workers=max(1, workers), threads_per_worker=1, processes=True, dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
     ) if address == "local" else None
     try:
         with Client(cluster if cluster is not None else address) as client:  # type: ignore[no-untyped-call]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -40,9 +42,15 @@ def test_two_local_workers_merge_into_one_report() -> None:
 
 
 def test_dask_local_cluster_shards_the_same_seeds() -> None:
+    """Also with Dask's default HTTP port taken (before, the scheduler's 'Port 8787 is already in use' warning
+    failed the campaign under -W error, so this test needed 8787 free)."""
     pytest.importorskip("distributed")
     one = fuzz(planted.config_buggy, budget=None, runs=24, stop_on_failure=False)
-    dask = fuzz(planted.config_buggy, budget=None, runs=24, workers=2, dask="local", stop_on_failure=False)
+    with socket.socket() as taken:
+        with contextlib.suppress(OSError):  # already taken by someone else: the same situation
+            taken.bind(("0.0.0.0", 8787))
+            taken.listen()
+        dask = fuzz(planted.config_buggy, budget=None, runs=24, workers=2, dask="local", stop_on_failure=False)
     assert dask.runs == 24
     assert dask.failing_seeds == one.failing_seeds
 

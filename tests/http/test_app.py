@@ -7,7 +7,6 @@ expected shapes and codes are kube-apiserver's (``k8s.io/apiserver/pkg/endpoints
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -15,22 +14,9 @@ import pytest
 
 import kubelite
 
+SEED = 11  # the cluster fixture (tests/http/conftest.py) seeds with it
 TOKEN = "admin-token"
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
-
-
-@pytest.fixture
-async def cluster() -> AsyncIterator[kubelite.Cluster]:
-    async with kubelite.Cluster(seed=11, nodes=1) as c:
-        yield c
-
-
-@pytest.fixture
-async def api(cluster: kubelite.Cluster) -> AsyncIterator[httpx.AsyncClient]:
-    app = cluster.asgi_app(admin_token=TOKEN)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://kubelite",
-                                 headers={"Authorization": f"Bearer {TOKEN}"}) as client:
-        yield client
 
 
 def _cm(name: str, **labels: str) -> dict[str, Any]:

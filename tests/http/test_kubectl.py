@@ -8,9 +8,11 @@ one story, so CI pays few kubectl start-ups.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +66,36 @@ async def kubectl(*args: str, check: bool = True) -> tuple[int, str, str]:
     return rc, out.decode(), err.decode()
 
 
+async def start_kubectl(*args: str) -> asyncio.subprocess.Process:
+    assert KUBECTL is not None
+    return await asyncio.create_subprocess_exec(
+        KUBECTL, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "KUBECACHEDIR": os.environ.get("KUBECACHEDIR", "")})
+
+
+async def read_until(proc: asyncio.subprocess.Process, text: str) -> str:
+    """kubectl's output up to and including ``text``: a point in its run that does not depend on how fast
+    the process started (a fixed sleep would)."""
+    assert proc.stdout is not None
+    out = b""
+    while text.encode() not in out:
+        chunk = await proc.stdout.read(4096)
+        assert chunk, f"kubectl ended before printing {text!r}: {out.decode()!r}"
+        out += chunk
+    return out.decode()
+
+
+@contextlib.contextmanager
+def time_stands_still(cluster: Any) -> Iterator[None]:
+    """No virtual time passes while the block waits for kubectl (autojump off: the loop only waits for I/O), so a
+    slow kubectl start-up cannot let the cluster's timers run ahead of it."""
+    cluster.clock.autojump = False
+    try:
+        yield
+    finally:
+        cluster.clock.autojump = True
+
+
 @pytest.fixture
 def manifest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("KUBECACHEDIR", str(tmp_path / "kube-cache"))
@@ -72,7 +104,9 @@ def manifest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return str(path)
 
 
-@pytest.mark.kubelite(nodes=2)
+# Events kept for good (no 1 h --event-ttl): describe's events must not depend on how much virtual time the
+# rollout waits took while kubectl processes started (a slow CI machine once let 5,200 s pass)
+@pytest.mark.kubelite(nodes=2, event_ttl=None)
 async def test_a_deployment_story_with_kubectl(kubelite_cluster: Any, kubelite_kubeconfig: str, manifest: str) -> None:
     _, out, _ = await kubectl("apply", "-f", manifest)  # default --validate=strict: server-side, via OpenAPI v3
     assert out.splitlines() == ["deployment.apps/web created", "service/web created"]
@@ -118,12 +152,13 @@ async def test_kubectl_get_watch_and_errors(kubelite_cluster: Any, kubelite_kube
                               "yaml")
     cm.write_text(out)
     await kubectl("apply", "-f", str(cm))
-    task = asyncio.create_task(kubectl("get", "configmaps", "-w", "--request-timeout=3s", check=False))
-    await asyncio.sleep(0.5)  # (virtual) give kubectl time to list and start watching
+    watch = await start_kubectl("get", "configmaps", "-w", "--request-timeout=3s")
+    with time_stands_still(kubelite_cluster):
+        listed = await read_until(watch, "settings")  # listed: the patch below can only arrive by the watch
     await kubelite_cluster.client.patch("configmaps", "settings", {"data": {"a": "2"}}, patch_type="merge")
-    _, out, _ = await task
-    names = [line.split()[0] for line in out.splitlines()[1:]]
-    assert "settings" in names
+    rest, _ = await watch.communicate()
+    names = [line.split()[0] for line in (listed + rest.decode()).splitlines()[1:]]
+    assert names.count("settings") == 2  # the listed row, then the watch event's
     rc, _, err = await kubectl("get", "widgets", check=False)
     assert rc == 1 and 'the server doesn\'t have a resource type "widgets"' in err
     rc, _, err = await kubectl("apply", "-f", "-", check=False)  # empty stdin
@@ -155,11 +190,25 @@ async def test_kubectl_logs_follow_wide_tables_and_watch(kubelite_cluster: Any, 
     pod = Path(manifest).with_name("batch.yaml")
     pod.write_text(JOB_POD)
     await kubectl("apply", "-f", manifest, "-f", str(pod))
-    await kubectl("wait", "--for=condition=Ready", "pod/batch", "--timeout=120s")
-    started = kubelite_cluster.clock.now()
-    # -f streams until the container exits (45 virtual seconds after it started), then kubectl exits 0
-    _, out, _ = await kubectl("logs", "-f", "batch")
-    assert out == "step 1\nstep 2\ndone\n"
+    client = kubelite_cluster.client
+
+    async def batch_ready() -> bool:
+        conditions = ((await client.get("pods", "batch", namespace="default")).get("status") or {}).get("conditions")
+        return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions or ())
+
+    # the container exits 45 virtual seconds after it starts: kubectl's waits and its follow must not depend on
+    # how fast kubectl starts, so the pod gets Ready on virtual time and time stands still while kubectl connects
+    await kubelite_cluster.wait_for(batch_ready, timeout=120)
+    with time_stands_still(kubelite_cluster):
+        await kubectl("wait", "--for=condition=Ready", "pod/batch", "--timeout=120s")
+        started = kubelite_cluster.clock.now()
+        follow = await start_kubectl("logs", "-f", "batch")
+        out = await read_until(follow, "done\n")  # the lines so far, read while the container runs
+        assert "running" in (await client.get("pods", "batch", namespace="default"))["status"][
+            "containerStatuses"][0]["state"]
+    # -f streams until the container exits, then kubectl exits 0
+    rest, _ = await follow.communicate()
+    assert follow.returncode == 0 and out + rest.decode() == "step 1\nstep 2\ndone\n"
     assert kubelite_cluster.clock.now() - started >= 40
     _, out, _ = await kubectl("logs", "batch", "--tail=1", "--timestamps")
     assert out.endswith(" done\n") and out.startswith("20")
@@ -178,11 +227,13 @@ async def test_kubectl_logs_follow_wide_tables_and_watch(kubelite_cluster: Any, 
     batch = next(line.split() for line in lines if line.startswith("batch "))
     assert batch[1:4] == ["0/1", "Completed", "0"] and batch[6] == "node-0"
     # a watch prints the rows of Table watch events (kubectl asks for them), one per change
-    task = asyncio.create_task(kubectl("get", "configmaps", "-w", "--output-watch-events", "--request-timeout=3s",
-                                       check=False))
-    await asyncio.sleep(0.5)
+    await client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "before"}})
+    watch = await start_kubectl("get", "configmaps", "-w", "--output-watch-events", "--request-timeout=3s")
+    with time_stands_still(kubelite_cluster):
+        listed = await read_until(watch, "before")  # listed: "seen" can only arrive by the watch
     await kubelite_cluster.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "seen"},
                                           "data": {"a": "1", "b": "2"}})
-    _, out, _ = await task
+    rest, _ = await watch.communicate()
+    out = listed + rest.decode()
     rows = [line.split() for line in out.splitlines()[1:]]
     assert ["ADDED", "seen", "2"] in [r[:3] for r in rows]

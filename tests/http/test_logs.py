@@ -19,6 +19,7 @@ import pytest
 import kubelite
 from kubelite.clock import format_time
 
+SEED = 5  # the cluster fixture (tests/http/conftest.py) seeds with it
 TOKEN = "log-token"
 LINES = ["booting", "listening on :8080", "ready"]
 
@@ -27,20 +28,6 @@ def _pod(name: str, restart: str = "Always", **profile: Any) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "annotations": {"kubelite.io/profile": json.dumps({"logs": LINES, **profile})}},
             "spec": {"restartPolicy": restart, "containers": [{"name": "app", "image": "nginx:1.25"}]}}
-
-
-@pytest.fixture
-async def cluster() -> AsyncIterator[kubelite.Cluster]:
-    async with kubelite.Cluster(seed=5, nodes=1) as c:
-        yield c
-
-
-@pytest.fixture
-async def api(cluster: kubelite.Cluster) -> AsyncIterator[httpx.AsyncClient]:
-    app = cluster.asgi_app(admin_token=TOKEN)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://kubelite",
-                                 headers={"Authorization": f"Bearer {TOKEN}"}) as client:
-        yield client
 
 
 def _status(cluster: kubelite.Cluster, name: str) -> dict[str, Any]:

@@ -45,6 +45,9 @@ __all__ = [
 ]
 
 NAME = "csrsigning"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"authority", "duration"})
 KUBE_APISERVER_CLIENT = "kubernetes.io/kube-apiserver-client"
 KUBE_APISERVER_CLIENT_KUBELET = "kubernetes.io/kube-apiserver-client-kubelet"
 KUBELET_SERVING = "kubernetes.io/kubelet-serving"

@@ -20,6 +20,9 @@ from kubelite.informer import Indexers
 __all__ = ["NAME", "DaemonSetController", "register"]
 
 NAME = "daemonset"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"workers"})
 
 
 def _placement_changed(old: Any, new: Any) -> bool:

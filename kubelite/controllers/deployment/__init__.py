@@ -31,6 +31,9 @@ __all__ = [
 ]
 
 NAME = "deployment"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"workers"})
 
 
 def register(ctx: ControllerContext) -> DeploymentController:

@@ -22,6 +22,9 @@ from kubelite.informer import Indexers
 __all__ = ["MONITORED", "NAME", "GarbageCollector", "register"]
 
 NAME = "garbagecollector"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"workers"})
 
 #: (group, plural) of the built-in resources the collector watches.
 MONITORED: tuple[tuple[str, str], ...] = (

@@ -18,14 +18,12 @@ from kubelite.controllers.reconcile import Request
 __all__ = ["NAME", "SYNC_PERIOD", "HorizontalController", "register"]
 
 NAME = "horizontalpodautoscaling"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"workers"})
 
 
 def register(ctx: ControllerContext) -> None:
-    unknown = sorted(set(ctx.options.get(NAME, {})) - {"workers"})
-    if unknown:
-        # the metrics source option is gone: metrics come from the metrics.k8s.io API
-        raise ValueError(f"unknown {NAME} controller options {unknown}: the HPA reads metrics from the "
-                         "metrics.k8s.io API (metrics-server, or a backend given to cluster.apiserver.aggregator)")
     pods = ctx.informers.informer_for(Pod).get_indexer()
     ctrl = HorizontalController(
         client=ctx.client, clock=ctx.clock, hpas=ctx.informers.informer_for(HorizontalPodAutoscaler).get_indexer(),

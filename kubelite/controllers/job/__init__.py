@@ -17,6 +17,9 @@ from kubelite.informer import Indexers
 __all__ = ["NAME", "JobController", "is_job_finished", "register"]
 
 NAME = "job"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"workers"})
 
 
 def register(ctx: ControllerContext) -> JobController:

@@ -28,6 +28,9 @@ from kubelite.controllers.reconcile import Request
 __all__ = ["NAME", "POD_NODE_INDEX", "NodeLifecycleConfig", "pod_node_index", "register"]
 
 NAME = "nodelifecycle"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({*NodeLifecycleConfig.__struct_fields__, "workers"})
 
 
 def pod_node_index(pod: Any) -> list[str]:
@@ -40,9 +43,8 @@ def _no_requests(_obj: Any) -> list[Request]:
 
 
 def register(ctx: ControllerContext) -> None:
-    fields = set(NodeLifecycleConfig.__struct_fields__)
     opts = ctx.options.get(NAME, {})
-    config = NodeLifecycleConfig(**{k: v for k, v in opts.items() if k in fields})
+    config = NodeLifecycleConfig(**{k: v for k, v in opts.items() if k != "workers"})
     workers = int(opts.get("workers", 4))
     nodes = ctx.informers.informer_for(Node).get_indexer()
     leases = ctx.informers.informer_for(Lease).get_indexer()

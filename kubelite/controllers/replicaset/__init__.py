@@ -17,6 +17,9 @@ from kubelite.informer import Indexers
 __all__ = ["BURST_REPLICAS", "NAME", "ReplicaSetController", "register", "register_replica_controller"]
 
 NAME = "replicaset"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag); the replicationcontroller takes the same
+OPTIONS = frozenset({"burst_replicas", "workers"})
 
 C = TypeVar("C", bound=ReplicaSetController)
 

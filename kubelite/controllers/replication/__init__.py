@@ -16,12 +16,16 @@ from typing import Any
 from kubelite.api.types import ReplicationController
 from kubelite.api.types.core_v1 import ReplicationControllerStatus
 from kubelite.controllers.kcm import ControllerContext
+from kubelite.controllers.replicaset import OPTIONS as REPLICASET_OPTIONS
 from kubelite.controllers.replicaset import register_replica_controller
 from kubelite.controllers.replicaset.controller import ReplicaSetController
 
 __all__ = ["NAME", "ReplicationManager", "register"]
 
 NAME = "replicationcontroller"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = REPLICASET_OPTIONS
 
 
 class ReplicationManager(ReplicaSetController):

@@ -15,6 +15,9 @@ from kubelite.informer import Indexers
 __all__ = ["NAME", "StatefulSetController", "register"]
 
 NAME = "statefulset"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"workers"})
 
 
 def register(ctx: ControllerContext) -> StatefulSetController:

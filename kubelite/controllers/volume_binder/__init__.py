@@ -33,6 +33,9 @@ from kubelite.controllers.volume_binder.watches import (
 __all__ = ["HOSTPATH_PROVISIONER", "NAME", "HostPathProvisioner", "PersistentVolumeController", "register"]
 
 NAME = "persistentvolume-binder"
+#: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
+#: kube-controller-manager rejects an unknown flag)
+OPTIONS = frozenset({"deletion_delay", "hostpath_base", "provisioner", "provisioner_workers", "provisioning_delay", "workers"})
 
 
 def register(ctx: ControllerContext) -> PersistentVolumeController:
