@@ -22,7 +22,8 @@ Guarantees:
 - **Only clean successes are recorded.** A create that was rejected, warned (unknown fields, policy
   warnings), ran a user admission hook, was a dry run, or whose metadata the template steps changed
   in a way this module does not know (anything but added annotations) records nothing, so every
-  rejection runs the whole path and reports exactly what it always did. ``tests/apiserver/
+  rejection runs the whole path and reports exactly what it always did. A spec is recorded at its
+  second clean create (the first only marks it seen), so specs that never repeat cost nothing extra. ``tests/apiserver/
   registry/test_templates.py`` holds every hit to the uncached path's bytes and every rejection to its
   Status.
 - **Bounded.** At most ``maxsize`` templates (LRU, :class:`~kubelite.memo.BoundedCache`).
@@ -69,8 +70,13 @@ _BODY_KEYS = frozenset({"apiVersion", "kind", "metadata", "spec"})
 _OBJECT_META = frozenset({"name", "generateName", "namespace", "uid", "creationTimestamp", "resourceVersion",
                           "generation", "managedFields", "selfLink", "deletionTimestamp",
                           "deletionGracePeriodSeconds", "annotations"})
-#: templates remembered per apiserver: a cluster runs a few hundred distinct pod templates at most
-DEFAULT_MAXSIZE = 4096
+#: templates remembered per apiserver: a cluster runs a few hundred distinct pod templates at once (one per
+#: ReplicaSet, Job or StatefulSet revision); each entry holds a decoded spec (a few KiB)
+DEFAULT_MAXSIZE = 1024
+#: specs seen once (by the hash of their key): only a spec's second clean create records it, so one-off
+#: specs (a DaemonSet's pods, whose node affinity names their node; bare pods) neither pay for recording
+#: nor evict templates that repeat (TinyLFU's doorkeeper)
+_SEEN_MAXSIZE = 8192
 
 TemplateKey = tuple[Hashable, ...]
 
@@ -98,12 +104,14 @@ class CreateTemplates:
         #: creates the memo served (a hit whose metadata then needs the whole decode is not one)
         self.served = 0
         self._memo: BoundedCache[TemplateKey, Template] = BoundedCache(None, maxsize=maxsize)
+        self._seen: BoundedCache[int, bool] = BoundedCache(None, maxsize=_SEEN_MAXSIZE)
 
     def statistics(self) -> Any:
         return self._memo.statistics()
 
     def clear(self) -> None:
         self._memo.clear()
+        self._seen.clear()
 
     def entries(self) -> list[Template]:
         """The remembered templates, least recently used first."""
@@ -142,9 +150,14 @@ class CreateTemplates:
     # --- recording ---
     def record(self, key: TemplateKey, strategy: Strategy, sent_meta: dict[str, Any], obj: dict[str, Any]) -> None:
         """Remember the template's share of ``obj``, a successful create's final object, made from a body
-        whose decoded metadata was ``sent_meta`` (copied before any step ran)."""
+        whose decoded metadata was ``sent_meta`` (copied before any step ran). The first clean create of a
+        spec only marks it seen; the next one records it."""
         field = strategy.template_field
         assert field is not None
+        seen = hash(key)  # a collision only records a spec one create early
+        if self._seen.get(seen) is None:
+            self._seen.put(seen, True)
+            return
         meta = obj["metadata"]
         for k in {*sent_meta, *meta} - _OBJECT_META:
             if sent_meta.get(k) != meta.get(k):

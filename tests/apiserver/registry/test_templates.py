@@ -112,31 +112,31 @@ def _terminate(ns: str) -> Step:
 
 
 CASES = [
-    pytest.param([*creates([pod(i, SPECS[i % 3]) for i in range(12)])], 9, id="replicaset-pods-from-three-templates"),
-    pytest.param([*creates([pod(i, SPECS[0], name="", generateName="web-") for i in range(5)])], 4,
+    pytest.param([*creates([pod(i, SPECS[i % 3]) for i in range(12)])], 6, id="replicaset-pods-from-three-templates"),
+    pytest.param([*creates([pod(i, SPECS[0], name="", generateName="web-") for i in range(5)])], 3,
                  id="generate-name"),
     pytest.param([*creates([pod(i, SPECS[0]) for i in range(3)]),
                   obj(limit_range(default={"cpu": "500m"}, defaultRequest={"cpu": "200m", "memory": "64Mi"})),
                   *creates([pod(i, SPECS[i % 2]) for i in range(3, 8)]),
                   *creates([pod(i, SPECS[1], annotations={"team": "a"}) for i in range(8, 10)]),
                   delete("limitranges", "defaults"),
-                  *creates([pod(i, SPECS[0]) for i in range(10, 13)])], 9, id="limitrange-added-then-removed"),
+                  *creates([pod(i, SPECS[0]) for i in range(10, 13)])], 5, id="limitrange-added-then-removed"),
     pytest.param([obj(limit_range(max={"cpu": "150m"})), *creates([pod(i, SPECS[1]) for i in range(3)]),
-                  *creates([pod(i, SPECS[0]) for i in range(3, 6)])], 2, id="limitrange-max-rejects-every-time"),
+                  *creates([pod(i, SPECS[0]) for i in range(3, 6)])], 1, id="limitrange-max-rejects-every-time"),
     pytest.param([*creates([pod(i, ROBOT) for i in range(2)]), obj(SA), *creates([pod(i, ROBOT) for i in range(2, 5)]),
-                  delete("serviceaccounts", "robot"), *creates([pod(i, ROBOT) for i in range(5, 7)])], 2,
+                  delete("serviceaccounts", "robot"), *creates([pod(i, ROBOT) for i in range(5, 7)])], 1,
                  id="serviceaccount-appears-and-goes"),
     pytest.param([*creates([pod(i, SPECS[0]) for i in range(3)]), obj(PRIORITY),
                   *creates([pod(i, SPECS[0]) for i in range(3, 6)]),
                   *creates([pod(6, {**SPECS[0], "priority": 5})]),
-                  *creates([pod(i, {**SPECS[0], "priorityClassName": "missing"}) for i in range(7, 9)])], 4,
+                  *creates([pod(i, {**SPECS[0], "priorityClassName": "missing"}) for i in range(7, 9)])], 2,
                  id="priorityclass-global-default-appears"),
-    pytest.param([obj(QUOTA), *creates([pod(i, SPECS[0]) for i in range(5)])], 4,
+    pytest.param([obj(QUOTA), *creates([pod(i, SPECS[0]) for i in range(5)])], 3,
                  id="resourcequota-enforced-on-hits"),
     pytest.param([obj(DOOMED), *creates([pod(i, SPECS[0], ns="doomed") for i in range(3)]), _terminate("doomed"),
-                  *creates([pod(i, SPECS[0], ns="doomed") for i in range(3, 5)])], 4,
+                  *creates([pod(i, SPECS[0], ns="doomed") for i in range(3, 5)])], 3,
                  id="namespace-terminating-rejects-hits"),
-    pytest.param([*creates([pod(0, SPECS[0])]),
+    pytest.param([*creates([pod(0, SPECS[0]), pod(100, SPECS[0])]),
                   *creates([pod(1, SPECS[0], labels={"app": "-bad-"}), pod(2, SPECS[0], name="Bad_Name"),
                             pod(3, SPECS[0], name=""), pod(4, SPECS[0], annotations={"a/b/c": "x"}),
                             pod(5, SPECS[0], ownerReferences=[{"apiVersion": "v1", "kind": "X", "name": ""}]),
@@ -149,16 +149,25 @@ CASES = [
                             for i in range(5, 7)]), 0, id="invalid-specs-are-rejected-every-time"),
     pytest.param(creates([pod(i, UNKNOWN) for i in range(3)])
                  + creates([pod(i, UNKNOWN) for i in range(3, 5)], field_validation="Strict")
-                 + creates([pod(i, UNKNOWN) for i in range(5, 8)], field_validation="Ignore"), 2,
+                 + creates([pod(i, UNKNOWN) for i in range(5, 8)], field_validation="Ignore"), 1,
                  id="unknown-spec-fields-warn-or-fail-every-time"),
     pytest.param(creates([pod(0, SPECS[0])]) + creates([pod(i, SPECS[0], bogus=1) for i in range(1, 3)])
                  + creates([pod(i, SPECS[0], labels={"app": 5}) for i in range(3, 5)]), 0,
                  id="metadata-the-typed-decode-rejects-or-prunes"),
     pytest.param(creates([pod(0, SPECS[1])]) + creates([pod(i, SPECS[1]) for i in range(1, 3)], dry_run=True)
-                 + creates([pod(3, SPECS[1])]), 1, id="dry-run-is-never-templated"),
+                 + creates([pod(3, SPECS[1]), pod(4, SPECS[1])]), 1, id="dry-run-is-never-templated"),
     pytest.param(creates([pod(i, {"containers": [{"name": "c", "image": "nginx", "args": None, "resources": {
-        "requests": {"cpu": "1000m", "memory": "0.5Gi"}}}], "hostname": None}) for i in range(4)]), 3,
+        "requests": {"cpu": "1000m", "memory": "0.5Gi"}}}], "hostname": None}) for i in range(4)])
+        + creates([pod(i, SPECS[0], labels=None, annotations=None, finalizers=None) for i in range(4, 7)]), 3,
         id="explicit-nulls-and-quantities"),
+    pytest.param(creates([pod(0, SPECS[2])]) + creates([pod(i, SPECS[2], uid="u", resourceVersion="5", generation=9,
+                                                            creationTimestamp="2020-01-01T00:00:00Z",
+                                                            managedFields=[{"manager": "x", "operation": "Update"}])
+                                                        for i in range(1, 3)]), 1,
+                 id="a-copied-object-loses-its-server-fields"),
+    pytest.param([*creates([pod(i, SPECS[0], ns="other") for i in range(2)]),
+                  lambda cl: cl.client.create(pod(2, SPECS[0], ns="other"), namespace="default")], 0,
+                 id="namespace-missing-or-mismatched"),
 ]
 
 
@@ -182,7 +191,7 @@ async def test_a_user_hook_on_pods_turns_the_memo_off() -> None:
 
     steps = [*creates([pod(i, SPECS[0]) for i in range(3)]), register, *creates([pod(i, SPECS[0]) for i in range(3, 6)])]
     results, hits = await same_with_and_without_memo(steps)
-    assert hits == 2  # before the hook only
+    assert hits == 1  # before the hook only
     assert b"nginx:patched" in results[5][1]
 
 
@@ -201,13 +210,15 @@ async def test_managed_fields_off_and_on() -> None:
              *creates([pod(i, SPECS[0]) for i in range(2, 5)]), toggle(True),
              *creates([pod(i, SPECS[0]) for i in range(5, 7)])]
     _, hits = await same_with_and_without_memo(steps)
-    assert hits == 5
+    assert hits == 3
 
 
 async def test_a_hit_does_not_change_the_template() -> None:
     async with Cluster(seed=3, scheduler=False, controllers=False, network=False) as cluster:
         templates = cluster.apiserver.generic_store.templates
         await cluster.client.create(pod(0, SPECS[1]))
+        assert templates.entries() == []  # a spec seen once is not recorded
+        await cluster.client.create(pod(4, SPECS[1]))
         (template,) = templates.entries()
         before = msgspec.json.encode(template)
         for i in range(1, 4):
@@ -266,12 +277,12 @@ async def test_property_varied_specs_equal_the_uncached_path(
         specs.append(spec)
     pods = [pod(i, specs[t % len(specs)]) for i, t in enumerate(stamps)]
     results, served = await same_with_and_without_memo(creates(pods))
-    # every stamp of a spec an earlier create stored cleanly (no warnings) is served by the memo
-    clean: set[bytes] = set()
+    # every stamp of a spec that two earlier creates stored cleanly (no warnings) is served by the memo
+    clean: dict[bytes, int] = {}
     expected = 0
     for p, (outcome, _, warnings) in zip(pods, results, strict=False):
         raw = msgspec.json.encode(p["spec"])
-        expected += raw in clean
+        expected += clean.get(raw, 0) >= 2
         if outcome == "ok" and not warnings:
-            clean.add(raw)
+            clean[raw] = clean.get(raw, 0) + 1
     assert served == expected
