@@ -196,10 +196,7 @@ def managed_fields(
     (``managedFields`` is not set yet, the others are strings and integers, so leaving them out of the
     walk is the set difference stripmeta takes)."""
     assert t.fields is not None
-    meta = obj["metadata"]
-    own = all_fields({"metadata": {k: v for k, v in meta.items() if k not in _STRIPPED_META}}, schema).get("f:metadata")
-    if own is not None:
-        own = {k: v for k, v in own.items() if k != "."} or None  # metadata itself is stripped
+    own = _metadata_set(obj["metadata"], schema)
     fields: FieldSet = {}
     placed = own is None
     for k, v in t.fields:
@@ -216,3 +213,50 @@ def managed_fields(
 
 
 _META_KEY = pe_sort_key("f:metadata")
+# metadata a create keeps whose field set is known from its shape alone: label and annotation keys (their
+# values are strings, leaves), the finalizers and owner references themselves (set and map lists),
+# generateName (a leaf)
+_SHAPED_META = frozenset({"labels", "annotations", "finalizers", "ownerReferences", "generateName"})
+#: bound: distinct metadata shapes (label keys, owners): a few per workload, as many as its pods are alike
+_META_SETS: BoundedCache[tuple[Any, ...], FieldSet | None] = BoundedCache(
+    "apiserver.registry.templates.metadata_sets", maxsize=4096)
+
+
+def _metadata_set(meta: dict[str, Any], schema: Schema | None) -> FieldSet | None:
+    """The creator's set under ``f:metadata`` (None: nothing), remembered by the metadata's shape: the pods
+    of one ReplicaSet differ in name (never owned) and share their label keys and owner."""
+    kept = {k: v for k, v in meta.items() if k not in _STRIPPED_META}
+    key = _shape(kept)
+    if key is not None:
+        hit = _META_SETS.get(key, _MISSING)
+        if hit is not _MISSING:
+            return hit
+    own = all_fields({"metadata": kept}, schema).get("f:metadata")
+    if own is not None:
+        own = {k: v for k, v in own.items() if k != "."} or None  # metadata itself is stripped
+    if key is not None:
+        _META_SETS.put(key, own)
+    return own
+
+
+_MISSING: Any = object()
+
+
+def _shape(kept: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What the set of ``kept`` metadata depends on, or None when it is not only the shaped fields."""
+    out: list[Any] = []
+    for k, v in kept.items():
+        if k not in _SHAPED_META:
+            return None
+        if k in ("labels", "annotations"):
+            if type(v) is not dict or any(type(x) is not str for x in v.values()):
+                return None
+            out.append((k, tuple(v)))
+        elif k == "generateName":
+            out.append((k, None))
+        else:
+            try:
+                out.append((k, _encode(v)))
+            except (TypeError, ValueError, msgspec.EncodeError):
+                return None
+    return tuple(out)
