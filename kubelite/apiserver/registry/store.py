@@ -156,7 +156,9 @@ class GenericStore:
             meta["namespace"] = namespace
         else:
             meta.pop("namespace", None)
-        sent_meta = _copy(meta) if template is None and template_key is not None else None
+        # the metadata as sent, for recording the template (only at its second clean create)
+        sent_meta = (_copy(meta) if template is None and template_key is not None and self.templates.seen(template_key)
+                     else None)
         if template is None:
             strategy.default(obj)
         else:
@@ -222,7 +224,7 @@ class GenericStore:
             _rollback(allocation)
             raise
         strategy.after_write(obj, None)
-        if sent_meta is not None and template_key is not None and not w.warnings:
+        if template_key is not None and template is None and not w.warnings:
             self.templates.record(template_key, strategy, sent_meta, obj)
         return stored.data
 

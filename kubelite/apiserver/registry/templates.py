@@ -148,15 +148,20 @@ class CreateTemplates:
         return self._memo.get(key)
 
     # --- recording ---
-    def record(self, key: TemplateKey, strategy: Strategy, sent_meta: dict[str, Any], obj: dict[str, Any]) -> None:
-        """Remember the template's share of ``obj``, a successful create's final object, made from a body
-        whose decoded metadata was ``sent_meta`` (copied before any step ran). The first clean create of a
-        spec only marks it seen; the next one records it."""
+    def seen(self, key: TemplateKey) -> bool:
+        """Whether a clean create with this key happened before (its next clean create is recorded)."""
+        return hash(key) in self._seen  # a collision only records a spec one create early
+
+    def record(
+        self, key: TemplateKey, strategy: Strategy, sent_meta: dict[str, Any] | None, obj: dict[str, Any],
+    ) -> None:
+        """After a clean create with ``key``: mark the key seen (``sent_meta`` None: it was not seen
+        before), or remember the template's share of ``obj``, the create's final object, made from a body
+        whose decoded metadata was ``sent_meta`` (copied before any step ran)."""
         field = strategy.template_field
         assert field is not None
-        seen = hash(key)  # a collision only records a spec one create early
-        if self._seen.get(seen) is None:
-            self._seen.put(seen, True)
+        if sent_meta is None:
+            self._seen.put(hash(key), True)
             return
         meta = obj["metadata"]
         for k in {*sent_meta, *meta} - _OBJECT_META:
