@@ -1,7 +1,7 @@
 """The apiserver's write path, per request, in CPU time (issue #13: the registry split must not cost more
 than 5%; issue #17: creates >= 20,000/s, heartbeat-class writes <= 2x a raw store write).
 
-    python bench/write_path.py [--pods 5000] [--repeat 5] [--same-spec]
+    python bench/write_path.py [--pods 5000] [--repeat 5] [--same-spec] [--templates 100] [--profile]
 
 Through the in-process client and the whole pipeline (authentication, authorization, decoding, admission,
 defaulting, validation, managedFields on), prints the best of ``--repeat`` runs in microseconds of
@@ -227,6 +227,48 @@ async def _heartbeats(cluster: Cluster, n: int) -> dict[str, float]:
     return out
 
 
+# where a create's time goes: (row, the functions whose cumulative cProfile time it is)
+_SPLIT: list[tuple[str, list[tuple[str, str]]]] = [
+    ("template memo key (the spec's encoding)", [("registry/templates.py", "key")]),
+    ("decode (typed; metadata only on a memo hit)", [("apiserver/pipeline.py", "decode"),
+                                                     ("apiserver/pipeline.py", "decode_metadata")]),
+    ("defaulting", [("registry/strategy.py", "default")]),
+    ("admission (mutating + validating)", [("admission/chain.py", "admit"), ("admission/chain.py", "validate")]),
+    ("validation", [("registry/strategy.py", "validate"), ("registry/core.py", "validate_metadata")]),
+    ("initial status (QoS)", [("registry/strategy.py", "prepare_for_create")]),
+    ("managedFields", [("registry/store.py", "track"), ("registry/templates.py", "managed_fields")]),
+    ("recording a template", [("registry/templates.py", "record")]),
+    ("store write (encode, history, watch)", [("kubelite/store/store.py", "create")]),
+]
+
+
+async def profile_split(n: int, n_templates: int, templated: bool) -> list[tuple[str, float]]:
+    """The cProfile split of ``n`` creates (templated or every spec its own), as shares of the client's
+    ``create``; what no row names is the pipeline's glue (request, REST object, handler, uid, names)."""
+    import cProfile
+    import pstats
+
+    bodies = [templated_pod(i, n_templates) if templated else pod(i) for i in range(n)]
+    prof = cProfile.Profile()
+    async with Cluster(seed=1, tune_gc=True, **API_ONLY) as cluster:
+        c = cluster.client
+        with await c.open_watch("pods", capacity=2 * n + 10):
+            prof.enable()
+            for b in bodies:
+                await c.create(b)
+            prof.disable()
+    stats: dict[tuple[str, int, str], tuple[Any, ...]] = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+
+    def cum(where: str, name: str) -> float:
+        return sum(v[3] for (f, _, fn), v in stats.items() if where in f and fn == name)
+
+    total = cum("client/client.py", "create")
+    rows = [("client (copy of the body, decode of the answer)", total - cum("apiserver/server.py", "create"))]
+    rows += [(label, sum(cum(w, fn) for w, fn in fns)) for label, fns in _SPLIT]
+    rows.append(("pipeline glue (handle, REST, handler, uid, names)", total - sum(v for _, v in rows)))
+    return [(label, v / total) for label, v in rows]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pods", type=int, default=5000)
@@ -234,7 +276,17 @@ def main() -> None:
     ap.add_argument("--same-spec", action="store_true", help="every pod shares one spec (the old, flattering bench)")
     ap.add_argument("--templates", type=int, default=100,
                     help="distinct (varied) pod templates the templated creates are stamped from")
+    ap.add_argument("--profile", action="store_true",
+                    help="print where a templated and an every-spec-its-own create spend their time (cProfile)")
     args = ap.parse_args()
+    if args.profile:
+        for templated in (True, False):
+            split = asyncio.run(profile_split(args.pods, args.templates, templated))
+            print(f"profile of {args.pods} creates, {'from templates' if templated else 'every spec its own'} "
+                  f"(cProfile cumulative shares), load {os.getloadavg()[0]:.1f}")
+            for label, share in split:
+                print(f"  {label:<52} {100 * share:5.1f}%")
+        return
     best: dict[str, float] = {}
     for _ in range(args.repeat):
         for k, v in asyncio.run(one_run(args.pods, args.same_spec, args.templates)).items():
