@@ -6,7 +6,7 @@ pipeline does to that spec (the typed decode, defaulting, the mutating admission
 status, validation, the spec's managedFields set) is a pure function of
 
 - the spec as sent (its JSON encoding: two specs that encode alike are the same JSON value),
-- the namespace and the request's ``fieldValidation`` mode,
+- the namespace, the request's ``fieldValidation`` mode and the annotations as sent (LimitRanger adds one),
 - and the contents of the tables the caching admission plugins read (LimitRanges, ServiceAccounts,
   PriorityClasses: each plugin declares them, see :mod:`kubelite.apiserver.admission.chain`), keyed
   by each table's last write, so any write to one of them misses every entry made before it.
@@ -141,8 +141,16 @@ class CreateTemplates:
             raw = _encode(spec)
         except (TypeError, ValueError, msgspec.EncodeError):
             return None  # not JSON data (a surrogate, say): the decoder's slow path deals with it
+        # the annotations as sent: a template step (LimitRanger) may set one, and what it set is replayed
+        # over exactly these (it may have set one to the value sent, which recording cannot tell apart)
+        annotations = body["metadata"].get("annotations")
+        try:
+            sent_ann = _encode(annotations) if annotations else b""
+        except (TypeError, ValueError, msgspec.EncodeError):
+            return None
         tables_rv = tuple(self.tables.last_write(g, p) for g, p in tables)
-        return (info.group, info.plural, req.namespace, opts.field_validation, track_managed_fields, tables_rv, raw)
+        return (info.group, info.plural, req.namespace, opts.field_validation, track_managed_fields, tables_rv,
+                sent_ann, raw)
 
     def get(self, key: TemplateKey) -> Template | None:
         return self._memo.get(key)
