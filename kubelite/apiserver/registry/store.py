@@ -13,6 +13,10 @@ strategy's ``after_write``. Guarantees:
 - **GuaranteedUpdate.** Admission hooks may ``await``; a write that happened meanwhile re-runs the whole
   update against the new state for unconditional updates and patches, while a caller-supplied
   resourceVersion gets 409.
+- **A templated create is the same create.** A pod whose spec the per-template memo holds
+  (``registry/templates.py``) takes the template's share of the result (defaulted, admitted spec, initial
+  status, the spec's managedFields) from it and runs every per-object step above in the same order; only
+  creates that passed every step cleanly are remembered.
 - **No-op writes are not writes.** An update that changes nothing keeps the resourceVersion and sends no
   watch event (managedFields timestamps alone are not a change).
 - **Deletion is graceful.** Objects with finalizers, and pods bound to a node, get ``deletionTimestamp``/
