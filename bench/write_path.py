@@ -1,16 +1,18 @@
 """The apiserver's write path, per request, in CPU time (issue #13: the registry split must not cost more
 than 5%; issue #17: creates >= 20,000/s, heartbeat-class writes <= 2x a raw store write).
 
-    python bench/write_path.py [--pods 5000] [--repeat 5] [--same-spec]
+    python bench/write_path.py [--pods 5000] [--repeat 5] [--same-spec] [--templates 100] [--profile]
 
 Through the in-process client and the whole pipeline (authentication, authorization, decoding, admission,
 defaulting, validation, managedFields on), prints the best of ``--repeat`` runs in microseconds of
 *process* CPU time per request (``time.process_time``), which a machine shared with other work disturbs
 much less than wall time, and requests per CPU-second:
-- pod creates with realistic, varied specs: each pod has its own image tag, resources, env, labels,
-  ports, probes and volumes drawn from a seeded generator, so no memo table (defaulting, validation,
-  the managedFields create memo) sees the same spec twice in a row (``--same-spec`` restores the old,
-  flattering bench where every pod shared one spec);
+- pod creates with realistic, varied specs, two ways: every pod with its own spec (image tag,
+  resources, env, labels, ports, probes and volumes drawn from a seeded generator, so no memo table
+  sees a spec twice: the worst case), and pods stamped out of ``--templates`` such varied templates
+  as workload controllers create them (own name, labels and controller reference, the template's
+  spec: the per-template create memo's case) (``--same-spec`` restores the old, flattering bench
+  where every pod shared one spec);
 - merge patches, server-side applies and deletes;
 - heartbeat-class writes, each next to the floor it is judged against: a Lease renewal (PUT of
   ``spec.renewTime``, the kubelet's every 10 s), a node status patch (a condition's heartbeat time) and a
@@ -36,7 +38,6 @@ from typing import Any
 
 import msgspec
 
-from kubelite.client import Client
 from kubelite.cluster import Cluster
 
 API_ONLY: dict[str, Any] = {"scheduler": False, "controllers": False, "network": False}
@@ -81,6 +82,20 @@ def pod(i: int, *, same_spec: bool = False) -> dict[str, Any]:
     if r.random() < 0.2:
         spec["tolerations"] = [{"key": "dedicated", "operator": "Equal", "value": "web", "effect": "NoSchedule"}]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+
+
+def templated_pod(i: int, templates: int) -> dict[str, Any]:
+    """Pod ``i`` as a workload controller stamps it out of one of ``templates`` varied templates: the
+    template's spec (``pod(t)``'s), its own name, labels and controller reference."""
+    t = i % templates
+    body = pod(t)
+    meta = body["metadata"]
+    meta["name"] = f"tpl-{i:06d}"
+    meta["labels"] = {**meta["labels"], "controller-revision": f"r{i % 7}"}
+    meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"rs-{t}",
+                                "uid": f"00000000-0000-0000-0000-{t:012d}", "controller": True,
+                                "blockOwnerDeletion": True}]
+    return body
 
 
 def node(i: int) -> dict[str, Any]:
@@ -130,21 +145,33 @@ def minimal_create_floor(bodies: list[bytes]) -> float:
     return timed_sync(len(bodies), create)
 
 
-async def one_run(n: int, same_spec: bool) -> dict[str, float]:
+async def one_run(n: int, same_spec: bool, n_templates: int) -> dict[str, float]:
     out: dict[str, float] = {}
     bodies = [pod(i, same_spec=same_spec) for i in range(n)]
+    stamped = [templated_pod(i, n_templates) for i in range(n)]
     out["floor: minimal Python create"] = minimal_create_floor([msgspec.json.encode(b) for b in bodies])
     async with Cluster(seed=1, tune_gc=True, **API_ONLY) as cluster:
         c = cluster.client
-        with await c.open_watch("pods", capacity=5 * n + 10):
-            out.update(await _writes(c, n, bodies))
+        with await c.open_watch("pods", capacity=9 * n + 10):
+            out.update(await _writes(cluster, n, bodies, stamped))
         out.update(await _heartbeats(cluster, max(1, n // 5)))
     return out
 
 
-async def _writes(c: Client, n: int, bodies: list[dict[str, Any]]) -> dict[str, float]:
+async def _writes(
+    cluster: Cluster, n: int, bodies: list[dict[str, Any]], stamped: list[dict[str, Any]],
+) -> dict[str, float]:
+    c = cluster.client
     out: dict[str, float] = {}
-    out["create"] = await timed(n, lambda i: c.create(bodies[i]))
+    out["create, every spec its own"] = await timed(n, lambda i: c.create(bodies[i]))
+    out["create, from templates"] = await timed(n, lambda i: c.create(stamped[i]))
+    # the same templated creates through the whole path (the per-template memo off): the memo's in-run ratio
+    templates = getattr(cluster.apiserver.generic_store, "templates", None)  # (absent in trees before #17's memo)
+    if templates is not None:
+        templates.enabled = False
+        again = [{**b, "metadata": {**b["metadata"], "name": "off-" + b["metadata"]["name"]}} for b in stamped]
+        out["create, from templates, memo off"] = await timed(n, lambda i: c.create(again[i]))
+        templates.enabled = True
     out["merge patch"] = await timed(n, lambda i: c.patch(
         "pods", f"pod-{i:06d}", {"metadata": {"labels": {"rev": "2"}}}, patch_type="merge"))
     out["apply (create)"] = await timed(n, lambda i: c.apply(
@@ -200,23 +227,80 @@ async def _heartbeats(cluster: Cluster, n: int) -> dict[str, float]:
     return out
 
 
+# where a create's time goes: (row, the functions whose cumulative cProfile time it is)
+_SPLIT: list[tuple[str, list[tuple[str, str]]]] = [
+    ("template memo key (the spec's encoding)", [("registry/templates.py", "key")]),
+    ("decode (typed; metadata only on a memo hit)", [("apiserver/pipeline.py", "decode"),
+                                                     ("apiserver/pipeline.py", "decode_metadata")]),
+    ("defaulting", [("registry/strategy.py", "default")]),
+    ("admission (mutating + validating)", [("admission/chain.py", "admit"), ("admission/chain.py", "validate")]),
+    ("validation", [("registry/strategy.py", "validate"), ("registry/core.py", "validate_metadata")]),
+    ("initial status (QoS)", [("registry/strategy.py", "prepare_for_create")]),
+    ("managedFields", [("registry/store.py", "track"), ("registry/templates.py", "managed_fields")]),
+    ("recording a template", [("registry/templates.py", "record")]),
+    ("store write (encode, history, watch)", [("kubelite/store/store.py", "create")]),
+]
+
+
+async def profile_split(n: int, n_templates: int, templated: bool) -> list[tuple[str, float]]:
+    """The cProfile split of ``n`` creates (templated or every spec its own), as shares of the client's
+    ``create``; what no row names is the pipeline's glue (request, REST object, handler, uid, names)."""
+    import cProfile
+    import pstats
+
+    bodies = [templated_pod(i, n_templates) if templated else pod(i) for i in range(n)]
+    prof = cProfile.Profile()
+    async with Cluster(seed=1, tune_gc=True, **API_ONLY) as cluster:
+        c = cluster.client
+        with await c.open_watch("pods", capacity=2 * n + 10):
+            prof.enable()
+            for b in bodies:
+                await c.create(b)
+            prof.disable()
+    stats: dict[tuple[str, int, str], tuple[Any, ...]] = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+
+    def cum(where: str, name: str) -> float:
+        return sum(v[3] for (f, _, fn), v in stats.items() if where in f and fn == name)
+
+    total = cum("client/client.py", "create")
+    rows = [("client (copy of the body, decode of the answer)", total - cum("apiserver/server.py", "create"))]
+    rows += [(label, sum(cum(w, fn) for w, fn in fns)) for label, fns in _SPLIT]
+    rows.append(("pipeline glue (handle, REST, handler, uid, names)", total - sum(v for _, v in rows)))
+    return [(label, v / total) for label, v in rows]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pods", type=int, default=5000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--same-spec", action="store_true", help="every pod shares one spec (the old, flattering bench)")
+    ap.add_argument("--templates", type=int, default=100,
+                    help="distinct (varied) pod templates the templated creates are stamped from")
+    ap.add_argument("--profile", action="store_true",
+                    help="print where a templated and an every-spec-its-own create spend their time (cProfile)")
     args = ap.parse_args()
+    if args.profile:
+        for templated in (True, False):
+            split = asyncio.run(profile_split(args.pods, args.templates, templated))
+            print(f"profile of {args.pods} creates, {'from templates' if templated else 'every spec its own'} "
+                  f"(cProfile cumulative shares), load {os.getloadavg()[0]:.1f}")
+            for label, share in split:
+                print(f"  {label:<52} {100 * share:5.1f}%")
+        return
     best: dict[str, float] = {}
     for _ in range(args.repeat):
-        for k, v in asyncio.run(one_run(args.pods, args.same_spec)).items():
+        for k, v in asyncio.run(one_run(args.pods, args.same_spec, args.templates)).items():
             best[k] = min(v, best.get(k, v))
     load = os.getloadavg()[0]
-    print(f"write path, {args.pods} pods ({'one shared spec' if args.same_spec else 'varied specs'}), "
-          f"best of {args.repeat}, load {load:.1f} (us of CPU per request; requests per CPU-second)")
+    print(f"write path, {args.pods} pods ({'one shared spec' if args.same_spec else 'varied specs'}; templated "
+          f"creates from {args.templates} varied templates), best of {args.repeat}, load {load:.1f} "
+          "(us of CPU per request; requests per CPU-second)")
     raw = best["floor: raw store write"]
+    floor = best["floor: minimal Python create"]
     for k, v in best.items():
         ratio = f"  {v / raw:5.1f}x raw store write" if k.startswith("heartbeat") else ""
-        print(f"  {k:<30} {v:8.1f} us {1e6 / v:10,.0f}/s{ratio}")
+        ratio = f"  {v / floor:5.1f}x the minimal create" if k.startswith("create") else ratio
+        print(f"  {k:<34} {v:8.1f} us {1e6 / v:10,.0f}/s{ratio}")
 
 
 if __name__ == "__main__":

@@ -106,6 +106,10 @@ class BoundedCache(Generic[K, V]):
     def __contains__(self, key: object) -> bool:
         return key in self._data
 
+    def values(self) -> list[V]:
+        """The values, least recently used first (no hit is counted)."""
+        return list(self._data.values())
+
     def __len__(self) -> int:
         return len(self._data)
 

@@ -57,6 +57,8 @@ def _signer(obj: dict[str, Any] | None) -> str:
 
 class CertificateApproval:
     name = "CertificateApproval"
+    # the per-template create memo (admission/chain.py): CSRs only: not a templated kind
+    template_tables: tuple[tuple[str, str], ...] | None = None
 
     def __init__(self, rbac: RBACAuthorizer) -> None:
         self.rbac = rbac
@@ -72,6 +74,8 @@ class CertificateApproval:
 
 class CertificateSigning:
     name = "CertificateSigning"
+    # the per-template create memo (admission/chain.py): CSRs only: not a templated kind
+    template_tables: tuple[tuple[str, str], ...] | None = None
 
     def __init__(self, rbac: RBACAuthorizer) -> None:
         self.rbac = rbac
@@ -91,6 +95,8 @@ class CertificateSigning:
 
 class CertificateSubjectRestriction:
     name = "CertificateSubjectRestriction"
+    # the per-template create memo (admission/chain.py): CSRs only: not a templated kind
+    template_tables: tuple[tuple[str, str], ...] | None = None
 
     def handles(self, req: AdmissionRequest) -> bool:
         return req.operation == "CREATE" and _csr_request(req, "")

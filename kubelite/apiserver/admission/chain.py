@@ -10,6 +10,12 @@ Contract:
 - A rejection anywhere leaves the store untouched: the apiserver writes only after both phases pass.
 - User hooks are async callables ``hook(request) -> None``; they are matched by resource
   (``(group, plural)`` or ``"*"``), subresource and operation, and run in registration order.
+- Every built-in plugin states its place in the per-template create memo
+  (:mod:`kubelite.apiserver.registry.templates`) as ``template_tables``: ``None`` for a plugin that runs
+  on every create and never changes the object's template field (its spec), or the tables whose
+  contents, with the spec, decide all the plugin does to a create (the memo keys on their revisions and
+  skips the plugin on a hit). A plugin that states nothing, or a user hook on the resource, turns the
+  memo off for it.
 """
 
 from __future__ import annotations
@@ -37,6 +43,9 @@ class AdmissionPlugin(Protocol):
     name: str
 
     def handles(self, request: AdmissionRequest) -> bool: ...
+
+
+_UNSTATED: Any = object()
 
 
 class AdmissionDenied(Exception):
@@ -91,6 +100,10 @@ class AdmissionChain:
         self.mutating_plugins: list[Any] = list(mutating)
         self.validating_plugins: list[Any] = list(validating)
         self.hooks: list[AdmissionHook] = []
+        # template_tables per (group, plural), valid while _hooks_version is unchanged (the plugin lists
+        # are fixed once the chain is built)
+        self._template_tables: dict[tuple[str, str], tuple[tuple[int, int], Any]] = {}
+        self._hooks_version = 0
         #: a resource registry: set (as a Cluster's apiserver does), hooks accept every resource naming
         self.registry: Any = None
 
@@ -120,28 +133,62 @@ class AdmissionChain:
             operations=operations, subresources=subresources,
         )
         self.hooks.append(hook)
+        self._hooks_version += 1
         return hook
 
     def unregister(self, hook: AdmissionHook) -> None:
         self.hooks.remove(hook)
+        self._hooks_version += 1
 
-    async def admit(self, req: AdmissionRequest) -> None:
-        """Mutating phase."""
+    async def admit(self, req: AdmissionRequest, *, templated: bool = False) -> None:
+        """Mutating phase. ``templated``: the object's template share comes from the create memo, so the
+        plugins whose effect it holds are skipped."""
         for p in self.mutating_plugins:
+            if templated and p.template_tables is not None:
+                continue
             if p.handles(req):
                 p.admit(req)
         for h in self.hooks:
             if h.mutating and h.matches(req):
                 await h(req)
 
-    async def validate(self, req: AdmissionRequest) -> None:
-        """Validating phase."""
+    async def validate(self, req: AdmissionRequest, *, templated: bool = False) -> None:
+        """Validating phase (``templated`` as for :meth:`admit`)."""
         for p in self.validating_plugins:
+            if templated and p.template_tables is not None:
+                continue
             if p.handles(req):
                 p.validate(req)
         for h in self.hooks:
             if not h.mutating and h.matches(req):
                 await h(req)
+
+    def template_tables(self, group: str, plural: str) -> tuple[tuple[str, str], ...] | None:
+        """The tables a create of ``group/plural`` through the template memo must key on (every caching
+        plugin's, in plugin order, without repeats); None when the memo may not serve such a create: a
+        plugin states no ``template_tables`` or a user hook may see the create."""
+        cached = self._template_tables.get((group, plural), _UNSTATED)
+        version = (self._hooks_version, len(self.hooks))
+        if cached is not _UNSTATED and cached[0] == version:
+            return cached[1]  # type: ignore[no-any-return]
+        out = self._compute_template_tables(group, plural)
+        self._template_tables[(group, plural)] = (version, out)
+        return out
+
+    def _compute_template_tables(self, group: str, plural: str) -> tuple[tuple[str, str], ...] | None:
+        res = f"{group}/{plural}"
+        for h in self.hooks:
+            if ("*" in h.operations or "CREATE" in h.operations) and ("*" in h.subresources or "" in h.subresources) \
+                    and ("*" in h.resources or res in h.resources):
+                return None
+        out: dict[tuple[str, str], None] = {}
+        for p in (*self.mutating_plugins, *self.validating_plugins):
+            tables = getattr(p, "template_tables", _UNSTATED)
+            if tables is _UNSTATED:
+                return None
+            if tables is not None:
+                out.update(dict.fromkeys(tables))
+        return tuple(out)
 
     @property
     def has_mutating_hooks(self) -> bool:

@@ -16,6 +16,8 @@ DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 
 class DefaultStorageClass:
     name = "DefaultStorageClass"
+    # the per-template create memo (admission/chain.py): PersistentVolumeClaims only: not a templated kind
+    template_tables: tuple[tuple[str, str], ...] | None = None
 
     def __init__(self, reader: ObjectReader) -> None:
         self.reader = reader

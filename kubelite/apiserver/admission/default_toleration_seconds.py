@@ -16,6 +16,8 @@ _KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
 
 class DefaultTolerationSeconds:
     name = "DefaultTolerationSeconds"
+    # the per-template create memo (admission/chain.py): a pure function of the pod's tolerations
+    template_tables: tuple[tuple[str, str], ...] | None = ()
 
     def handles(self, req: AdmissionRequest) -> bool:
         return req.operation == "CREATE" and req.group == "" and req.resource == "pods" and not req.subresource

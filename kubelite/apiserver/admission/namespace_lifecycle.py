@@ -18,6 +18,8 @@ IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")
 
 class NamespaceLifecycle:
     name = "NamespaceLifecycle"
+    # the per-template create memo (admission/chain.py): reads the namespace on every create, changes nothing
+    template_tables: tuple[tuple[str, str], ...] | None = None
 
     def __init__(self, reader: ObjectReader) -> None:
         self.reader = reader

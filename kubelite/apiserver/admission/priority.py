@@ -24,6 +24,8 @@ SYSTEM_PRIORITY_CLASSES: dict[str, int] = {
 
 class PriorityAdmission:
     name = "Priority"
+    # the per-template create memo (admission/chain.py): the pod's priorityClassName and the PriorityClasses
+    template_tables: tuple[tuple[str, str], ...] | None = (("scheduling.k8s.io", "priorityclasses"),)
 
     def __init__(self, reader: ObjectReader) -> None:
         self.reader = reader

@@ -26,6 +26,8 @@ __all__ = ["ResourceQuotaAdmission"]
 
 class ResourceQuotaAdmission:
     name = "ResourceQuota"
+    # the per-template create memo (admission/chain.py): usage changes with every create: runs on each one, changes nothing
+    template_tables: tuple[tuple[str, str], ...] | None = None
 
     def __init__(self, reader: ObjectReader) -> None:
         self.reader = reader

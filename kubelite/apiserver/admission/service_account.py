@@ -24,6 +24,8 @@ DEFAULT_SERVICE_ACCOUNT = "default"
 
 class ServiceAccountAdmission:
     name = "ServiceAccount"
+    # the per-template create memo (admission/chain.py): the pod's serviceAccountName and the ServiceAccounts
+    template_tables: tuple[tuple[str, str], ...] | None = (("", "serviceaccounts"),)
 
     def __init__(self, reader: ObjectReader | None = None) -> None:
         self.reader = reader

@@ -15,6 +15,8 @@ _TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
 
 class TaintNodesByCondition:
     name = "TaintNodesByCondition"
+    # the per-template create memo (admission/chain.py): Nodes only: not a templated kind
+    template_tables: tuple[tuple[str, str], ...] | None = None
 
     def handles(self, req: AdmissionRequest) -> bool:
         return req.operation == "CREATE" and req.group == "" and req.resource == "nodes" and not req.subresource

@@ -170,6 +170,8 @@ class _Run:
 
 class ValidatingAdmissionPolicyPlugin:
     name = "ValidatingAdmissionPolicy"
+    # the per-template create memo (admission/chain.py): reads the whole object (metadata too) on every create, changes nothing
+    template_tables: tuple[tuple[str, str], ...] | None = None
 
     def __init__(self, reader: ObjectReader, *, resolve_kind: KindResolver,
                  authorize: Callable[..., tuple[bool, str]] | None = None) -> None:

@@ -22,7 +22,8 @@ from kubelite.api.quantity import parse_quantity
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.ipallocator import ServiceIPAllocator
 from kubelite.apiserver.registry.strategy import DELETE_NOW, UNCHANGED, WRITE, Allocation, Strategy
-from kubelite.errors import invalid
+from kubelite.apiserver.validation.pod import validate_pod_create_metadata
+from kubelite.errors import FieldError, invalid
 from kubelite.memo import BoundedCache
 
 __all__ = [
@@ -94,6 +95,11 @@ def _compute_qos_class(spec: dict[str, Any]) -> str:
 
 class PodStrategy(Strategy):
     tracks_generation = True
+    # pod defaulting, the initial status (QoS) and ValidatePodSpec read only the spec
+    template_field = "spec"
+
+    def validate_metadata(self, obj: dict[str, Any]) -> list[FieldError]:
+        return validate_pod_create_metadata(obj)
 
     def initial_status(self, obj: dict[str, Any]) -> dict[str, Any] | None:
         return {"phase": "Pending", "qosClass": compute_qos_class(obj)}

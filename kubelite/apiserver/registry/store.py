@@ -13,6 +13,10 @@ strategy's ``after_write``. Guarantees:
 - **GuaranteedUpdate.** Admission hooks may ``await``; a write that happened meanwhile re-runs the whole
   update against the new state for unconditional updates and patches, while a caller-supplied
   resourceVersion gets 409.
+- **A templated create is the same create.** A pod whose spec the per-template memo holds
+  (``registry/templates.py``) takes the template's share of the result (defaulted, admitted spec, initial
+  status, the spec's managedFields) from it and runs every per-object step above in the same order; only
+  creates that passed every step cleanly are remembered.
 - **No-op writes are not writes.** An update that changes nothing keeps the resourceVersion and sends no
   watch event (managedFields timestamps alone are not a change).
 - **Deletion is graceful.** Objects with finalizers, and pods bound to a node, get ``deletionTimestamp``/
@@ -35,6 +39,8 @@ from kubelite.apiserver.admission import AdmissionChain
 from kubelite.apiserver.auth.user import UserInfo
 from kubelite.apiserver.registry.strategy import DELETE_NOW, UNCHANGED, Allocation, Strategy, UpdateStrategy
 from kubelite.apiserver.registry.tables import ResourceTables
+from kubelite.apiserver.registry.templates import CreateTemplates, Template, TemplateKey
+from kubelite.apiserver.registry.templates import managed_fields as template_managed_fields
 from kubelite.apiserver.request import AdmissionRequest
 from kubelite.apiserver.ssa import FieldManager, ignore_managed_fields_timestamps
 from kubelite.clock import Clock, format_time
@@ -45,6 +51,7 @@ from kubelite.store import StoredObject, Table
 __all__ = ["GenericStore", "Write", "check_preconditions", "parse_resource_version"]
 
 _encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
 _MAX_RETRIES = 8
 _GENERATE_NAME_RETRIES = 8
 # rest.BeforeCreate: system fields are the server's.
@@ -52,6 +59,14 @@ _SERVER_FIELDS = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGrac
                   "selfLink")
 
 Authorize = Callable[[UserInfo, str, ResourceInfo, str, str, str], None]
+
+
+def _copy(value: dict[str, Any]) -> dict[str, Any] | None:
+    try:
+        out: dict[str, Any] = _decode(_encode(value))
+    except (TypeError, ValueError, msgspec.EncodeError):
+        return None
+    return out
 
 
 def parse_resource_version(rv: Any) -> int | None:
@@ -89,6 +104,7 @@ class GenericStore:
         self.field_manager = field_manager
         self.authorize = authorize
         self.track_managed_fields = track_managed_fields
+        self.templates = CreateTemplates(tables=tables, admission=admission)
 
     # --- shared steps ---
     def admission_request(
@@ -126,8 +142,13 @@ class GenericStore:
     # --- create ---
     async def create(
         self, w: Write, strategy: Strategy, obj: dict[str, Any], *, managed_fields_done: bool = False,
+        template: Template | None = None, template_key: TemplateKey | None = None,
     ) -> bytes:
-        """``Store.Create``: ``obj`` is the decoded private copy."""
+        """``Store.Create``: ``obj`` is the decoded private copy.
+
+        ``template``: the per-template memo's hit for ``obj`` (whose template field is then absent: the
+        template's is used, and the steps it holds are skipped, see ``registry/templates.py``);
+        ``template_key``: the memo key of a miss, recorded if the create succeeds cleanly."""
         info, namespace = w.info, w.namespace
         meta = obj["metadata"]
         if info.namespaced:
@@ -139,17 +160,32 @@ class GenericStore:
             meta["namespace"] = namespace
         else:
             meta.pop("namespace", None)
-        strategy.default(obj)
+        # the metadata as sent, for recording the template (only at its second clean create)
+        sent_meta = (_copy(meta) if template is None and template_key is not None and self.templates.seen(template_key)
+                     else None)
+        if template is None:
+            strategy.default(obj)
+        else:
+            obj[strategy.template_field] = template.spec  # type: ignore[index]  # defaulted already
         req = self.admission_request("CREATE", w, "", meta.get("name", ""), obj, None)
-        await self.admission.admit(req)
-        if self.admission.has_mutating_hooks:
+        await self.admission.admit(req, templated=template is not None)
+        if self.admission.has_mutating_hooks and template is None:  # (no hook sees a templated create)
             strategy.default(obj)
         meta = obj["metadata"]
+        if template is not None and template.annotations:
+            sent = meta.get("annotations")
+            meta["annotations"] = {**(sent or {}), **dict(template.annotations)}
         for k in _SERVER_FIELDS:
             meta.pop(k, None)
         if not managed_fields_done:
             meta.pop("managedFields", None)
-        strategy.prepare_for_create(obj)
+        if template is None:
+            strategy.prepare_for_create(obj)
+        else:  # Strategy.prepare_for_create, its status from the template
+            if strategy.has_status and template.status is not None:
+                obj["status"] = template.status
+            if strategy.tracks_generation:
+                meta["generation"] = 1
         strategy.prepare_for_create_as(obj, w.user)
         generate = not meta.get("name") and meta.get("generateName")
         if generate:
@@ -157,12 +193,20 @@ class GenericStore:
         meta["uid"] = new_uid(self.rng)
         meta["creationTimestamp"] = self.clock.timestamp()
         strategy.finish_create(obj)
-        self.check(info, obj, strategy.validate(obj))
+        self.check(info, obj, strategy.validate(obj) if template is None else strategy.validate_metadata(obj))
         strategy.canonicalize(obj)
         strategy.authorize_write(w.user, obj, None)
-        await self.admission.validate(req)
+        await self.admission.validate(req, templated=template is not None)
         if not managed_fields_done:
-            obj = self.track(strategy, None, obj, w.manager)
+            if template is not None and template.fields is not None and self.track_managed_fields:
+                entries = template_managed_fields(
+                    template, obj, strategy.ssa_schema(), manager=w.manager,
+                    api_version=obj.get("apiVersion", info.api_version), now=self.clock.timestamp(),
+                )
+                if entries:
+                    meta["managedFields"] = entries
+            else:
+                obj = self.track(strategy, None, obj, w.manager)
         table = self.tables.table(info)
         allocation = strategy.allocate(obj, None)
         try:
@@ -184,6 +228,8 @@ class GenericStore:
             _rollback(allocation)
             raise
         strategy.after_write(obj, None)
+        if template_key is not None and template is None and not w.warnings:
+            self.templates.record(template_key, strategy, sent_meta, obj)
         return stored.data
 
     # --- update ---

@@ -106,6 +106,10 @@ class Strategy:
     tracks_generation = False
     # rest.RESTUpdateStrategy.AllowCreateOnUpdate: a PUT (and so a non-apply PATCH) may create the object
     allow_create_on_update = False
+    #: the per-template create memo (registry/templates.py): the field objects of the kind are stamped out of
+    #: a template with, when the kind's defaulting, initial status, validation and canonicalization of that
+    #: field read nothing else (then ``validate_metadata`` is the rest of ``validate``); None: no memo
+    template_field: str | None = None
 
     def __init__(self, info: ResourceInfo) -> None:
         self.info = info
@@ -151,6 +155,10 @@ class Strategy:
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return validate_create(self.info.group, self.info.kind, obj)
+
+    def validate_metadata(self, obj: dict[str, Any]) -> list[FieldError]:
+        """What ``validate`` checks outside ``template_field`` (only kinds with a template field have it)."""
+        raise NotImplementedError(f"{self.info.kind} has no template field")
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         """Canonicalize: normalise a validated object before it is stored (upstream's Endpoints repack

@@ -64,6 +64,12 @@ class ResourceTables:
         except KeyError:
             raise NotFound.make("the server could not find the requested resource") from None
 
+    def last_write(self, group: str, plural: str) -> int:
+        """The revision of the table's last write (-1 when the resource is not served): what the
+        per-template create memo keys admission state on."""
+        table = self._tables.get((group, plural))
+        return -1 if table is None else table.last_write
+
     # --- ObjectReader for admission plugins ---
     def read(self, group: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
         """One object, decoded; cached while the stored version is unchanged (NamespaceLifecycle reads the

@@ -355,9 +355,14 @@ def validate_pod_template_spec(template: Any, path: str, errs: list[FieldError])
             f"{path}.spec.ephemeralContainers", "ephemeral containers not allowed in pod template"))
 
 
+def validate_pod_create_metadata(pod: Mapping[str, Any]) -> list[FieldError]:
+    """The metadata half of ``ValidatePodCreate`` (the per-object part a templated create runs)."""
+    return validate_object_meta(as_dict(pod.get("metadata")), namespaced=True, name_fn=names.name_is_dns_subdomain)
+
+
 def validate_pod_create(pod: Mapping[str, Any]) -> list[FieldError]:
-    """``ValidatePodCreate``."""
-    errs = validate_object_meta(as_dict(pod.get("metadata")), namespaced=True, name_fn=names.name_is_dns_subdomain)
+    """``ValidatePodCreate``: the metadata, then the spec."""
+    errs = validate_pod_create_metadata(pod)
     spec = as_dict(pod.get("spec"))
     validate_pod_spec(spec, "spec", errs)
     if spec.get("ephemeralContainers"):

@@ -1,0 +1,275 @@
+"""Per-template create results: a pod stamped out of a template pays a hash and a lookup for its spec.
+
+ReplicaSets, Jobs, DaemonSets and StatefulSets create many pods from one template: the pods differ in
+their metadata (name, labels, owner references) and share their whole spec. Everything the create
+pipeline does to that spec (the typed decode, defaulting, the mutating admission plugins, the initial
+status, validation, the spec's managedFields set) is a pure function of
+
+- the spec as sent (its JSON encoding: two specs that encode alike are the same JSON value),
+- the namespace, the request's ``fieldValidation`` mode and the annotations as sent (LimitRanger adds one),
+- and the contents of the tables the caching admission plugins read (LimitRanges, ServiceAccounts,
+  PriorityClasses: each plugin declares them, see :mod:`kubelite.apiserver.admission.chain`), keyed
+  by each table's last write, so any write to one of them misses every entry made before it.
+
+:class:`CreateTemplates` remembers that function's value per key for one apiserver (one store: the
+table revisions it keys on mean nothing in another). The generic store's create then has two ways
+through the same steps (``GenericStore.create``): a miss runs every step and, if the create
+succeeded cleanly, records the template's share of the result; a hit runs only the per-object steps
+(metadata decode and validation, NamespaceLifecycle, ResourceQuota and the other per-object admission,
+names, uid and timestamps, the metadata's managedFields, the store write) over the recorded spec.
+
+Guarantees:
+- **Only clean successes are recorded.** A create that was rejected, warned (unknown fields, policy
+  warnings), ran a user admission hook, was a dry run, or whose metadata the template steps changed
+  in a way this module does not know (anything but added annotations) records nothing, so every
+  rejection runs the whole path and reports exactly what it always did. A spec is recorded at its
+  second clean create (the first only marks it seen), so specs that never repeat cost nothing extra. ``tests/apiserver/
+  registry/test_templates.py`` holds every hit to the uncached path's bytes and every rejection to its
+  Status.
+- **Bounded.** At most ``maxsize`` templates (LRU, :class:`~kubelite.memo.BoundedCache`).
+- **Isolation.** A recorded spec and status are private copies (decoded from their encoding) and are
+  then shared, read-only, by every object created from them: the create only reads them and the store
+  keeps the encoded bytes, never the dicts. Nobody outside the apiserver is handed them: requests that
+  would show the object to a user hook never use the memo.
+- **Determinism.** A hit consumes the cluster's RNG exactly as a miss does (generateName suffix, then
+  uid, at the same step), so a replay is byte-identical whatever the memo holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from kubelite.apiserver.ssa.compare import all_fields
+from kubelite.apiserver.ssa.fieldpath import FieldSet, pe_sort_key
+from kubelite.apiserver.ssa.managed_fields import (
+    ManagerKey,
+    VersionedSet,
+    encode_managed_fields,
+)
+from kubelite.memo import BoundedCache
+
+if TYPE_CHECKING:
+    from kubelite.api.resources import ResourceInfo
+    from kubelite.api.schema import Schema
+    from kubelite.apiserver.admission.chain import AdmissionChain
+    from kubelite.apiserver.registry.strategy import Strategy
+    from kubelite.apiserver.registry.tables import ResourceTables
+    from kubelite.apiserver.request import Request
+
+__all__ = ["CreateTemplates", "Template", "TemplateKey"]
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+#: a body the memo can serve: nothing but these top-level fields (a status, say, takes the whole path)
+_BODY_KEYS = frozenset({"apiVersion", "kind", "metadata", "spec"})
+# metadata the per-object steps set or drop; any other difference between the sent and the final
+# metadata came from a template step, and only added annotations are understood
+_OBJECT_META = frozenset({"name", "generateName", "namespace", "uid", "creationTimestamp", "resourceVersion",
+                          "generation", "managedFields", "selfLink", "deletionTimestamp",
+                          "deletionGracePeriodSeconds", "annotations"})
+#: templates remembered per apiserver: a cluster runs a few hundred distinct pod templates at once (one per
+#: ReplicaSet, Job or StatefulSet revision); each entry holds a decoded spec (a few KiB)
+DEFAULT_MAXSIZE = 1024
+#: specs seen once (by the hash of their key): only a spec's second clean create records it, so one-off
+#: specs (a DaemonSet's pods, whose node affinity names their node; bare pods) neither pay for recording
+#: nor evict templates that repeat (TinyLFU's doorkeeper)
+_SEEN_MAXSIZE = 8192
+
+TemplateKey = tuple[Hashable, ...]
+
+
+class Template(msgspec.Struct, frozen=True, kw_only=True):
+    """The template's share of a create's result (shared read-only by every object made from it)."""
+
+    spec: dict[str, Any]
+    #: the initial status (the strategy's ``initial_status``), None when the kind keeps the caller's
+    status: dict[str, Any] | None
+    #: annotations the template steps added (LimitRanger's ``kubernetes.io/limit-ranger``), in order
+    annotations: tuple[tuple[str, str], ...]
+    #: the created object's managedFields set outside ``metadata``, as (path element, subtree) in wire order;
+    #: None when managedFields were not tracked
+    fields: tuple[tuple[str, FieldSet], ...] | None
+
+
+class CreateTemplates:
+    """The per-template create memo of one apiserver (see the module docstring)."""
+
+    def __init__(self, *, tables: ResourceTables, admission: AdmissionChain, maxsize: int = DEFAULT_MAXSIZE) -> None:
+        self.tables = tables
+        self.admission = admission
+        self.enabled = True
+        #: creates the memo served (a hit whose metadata then needs the whole decode is not one)
+        self.served = 0
+        self._memo: BoundedCache[TemplateKey, Template] = BoundedCache(None, maxsize=maxsize)
+        self._seen: BoundedCache[int, bool] = BoundedCache(None, maxsize=_SEEN_MAXSIZE)
+
+    def statistics(self) -> Any:
+        return self._memo.statistics()
+
+    def clear(self) -> None:
+        self._memo.clear()
+        self._seen.clear()
+
+    def entries(self) -> list[Template]:
+        """The remembered templates, least recently used first."""
+        return self._memo.values()
+
+    # --- lookup ---
+    def key(self, info: ResourceInfo, strategy: Strategy, req: Request, *, track_managed_fields: bool) -> TemplateKey | None:
+        """The memo key of a create request, None when the memo cannot serve it."""
+        field = strategy.template_field
+        if field is None or not self.enabled:
+            return None
+        body, opts = req.body, req.options
+        if opts.dry_run or (req.version and req.version != info.version) or info.storage_version \
+                or info.struct is None or not isinstance(body, dict):
+            return None
+        if not body.keys() <= _BODY_KEYS or body.get("apiVersion", info.api_version) != info.api_version:
+            return None
+        if body.get("kind", info.kind) != info.kind or type(body.get("metadata")) is not dict:
+            return None
+        spec = body.get(field)
+        if type(spec) is not dict:
+            return None
+        tables = self.admission.template_tables(info.group, info.plural)
+        if tables is None:
+            return None  # a plugin or user hook that the memo must not skip
+        try:
+            raw = _encode(spec)
+        except (TypeError, ValueError, msgspec.EncodeError):
+            return None  # not JSON data (a surrogate, say): the decoder's slow path deals with it
+        # the annotations as sent: a template step (LimitRanger) may set one, and what it set is replayed
+        # over exactly these (it may have set one to the value sent, which recording cannot tell apart)
+        annotations = body["metadata"].get("annotations")
+        try:
+            sent_ann = _encode(annotations) if annotations else b""
+        except (TypeError, ValueError, msgspec.EncodeError):
+            return None
+        tables_rv = tuple(self.tables.last_write(g, p) for g, p in tables)
+        return (info.group, info.plural, req.namespace, opts.field_validation, track_managed_fields, tables_rv,
+                sent_ann, raw)
+
+    def get(self, key: TemplateKey) -> Template | None:
+        return self._memo.get(key)
+
+    # --- recording ---
+    def seen(self, key: TemplateKey) -> bool:
+        """Whether a clean create with this key happened before (its next clean create is recorded)."""
+        return hash(key) in self._seen  # a collision only records a spec one create early
+
+    def record(
+        self, key: TemplateKey, strategy: Strategy, sent_meta: dict[str, Any] | None, obj: dict[str, Any],
+    ) -> None:
+        """After a clean create with ``key``: mark the key seen (``sent_meta`` None: it was not seen
+        before), or remember the template's share of ``obj``, the create's final object, made from a body
+        whose decoded metadata was ``sent_meta`` (copied before any step ran)."""
+        field = strategy.template_field
+        assert field is not None
+        if sent_meta is None:
+            self._seen.put(hash(key), True)
+            return
+        meta = obj["metadata"]
+        for k in {*sent_meta, *meta} - _OBJECT_META:
+            if sent_meta.get(k) != meta.get(k):
+                return  # a template step changed metadata this module does not replay
+        sent_ann = sent_meta.get("annotations") or {}
+        final_ann = meta.get("annotations") or {}
+        if not isinstance(sent_ann, dict) or not isinstance(final_ann, dict) or any(k not in final_ann for k in sent_ann):
+            return
+        added = tuple((k, v) for k, v in final_ann.items() if sent_ann.get(k) != v)
+        if not set(obj) <= {"apiVersion", "kind", "metadata", field, "status"}:
+            return
+        fields: tuple[tuple[str, FieldSet], ...] | None = None
+        entries = meta.get("managedFields")
+        if key[4]:  # managedFields tracked
+            if not isinstance(entries, list) or len(entries) != 1:
+                return
+            fields = tuple((k, v) for k, v in entries[0]["fieldsV1"].items() if k != "f:metadata")
+        status = obj.get("status")
+        self._memo.put(key, Template(
+            spec=_decode(_encode(obj[field])), status=_decode(_encode(status)) if status is not None else None,
+            annotations=added, fields=fields,
+        ))
+
+
+# stripmeta.go's metadata fields: never anyone's (managed_fields._STRIP); on a create they are all leaves
+_STRIPPED_META = frozenset({"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
+                            "managedFields", "resourceVersion"})
+
+
+def managed_fields(
+    t: Template, obj: dict[str, Any], schema: Schema | None, *, manager: str, api_version: str, now: str,
+) -> list[dict[str, Any]]:
+    """The managedFields of a create from ``t``: what ``FieldManager.update(None, obj, ...)`` returns for
+    the whole object, with the template's set shared instead of walked again. The creator owns every
+    field it set; ``metadata`` is walked per object (it is the object's own), less stripmeta's fields
+    (``managedFields`` is not set yet, the others are strings and integers, so leaving them out of the
+    walk is the set difference stripmeta takes)."""
+    assert t.fields is not None
+    own = _metadata_set(obj["metadata"], schema)
+    fields: FieldSet = {}
+    placed = own is None
+    for k, v in t.fields:
+        if not placed and pe_sort_key(k) > _META_KEY:
+            fields["f:metadata"] = own  # type: ignore[assignment]
+            placed = True
+        fields[k] = v
+    if not placed:
+        fields["f:metadata"] = own  # type: ignore[assignment]
+    if not fields:
+        return []
+    key = ManagerKey(manager or "unknown", "Update", api_version, "")
+    return encode_managed_fields({key: VersionedSet(fields, api_version, False)}, {key: now}, in_wire_order=key)
+
+
+_META_KEY = pe_sort_key("f:metadata")
+# metadata a create keeps whose field set is known from its shape alone: label and annotation keys (their
+# values are strings, leaves), the finalizers and owner references themselves (set and map lists),
+# generateName (a leaf)
+_SHAPED_META = frozenset({"labels", "annotations", "finalizers", "ownerReferences", "generateName"})
+#: bound: distinct metadata shapes (label keys, owners): a few per workload, as many as its pods are alike
+_META_SETS: BoundedCache[tuple[Any, ...], FieldSet | None] = BoundedCache(
+    "apiserver.registry.templates.metadata_sets", maxsize=4096)
+
+
+def _metadata_set(meta: dict[str, Any], schema: Schema | None) -> FieldSet | None:
+    """The creator's set under ``f:metadata`` (None: nothing), remembered by the metadata's shape: the pods
+    of one ReplicaSet differ in name (never owned) and share their label keys and owner."""
+    kept = {k: v for k, v in meta.items() if k not in _STRIPPED_META}
+    key = _shape(kept)
+    if key is not None:
+        hit = _META_SETS.get(key, _MISSING)
+        if hit is not _MISSING:
+            return hit
+    own = all_fields({"metadata": kept}, schema).get("f:metadata")
+    if own is not None:
+        own = {k: v for k, v in own.items() if k != "."} or None  # metadata itself is stripped
+    if key is not None:
+        _META_SETS.put(key, own)
+    return own
+
+
+_MISSING: Any = object()
+
+
+def _shape(kept: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What the set of ``kept`` metadata depends on, or None when it is not only the shaped fields."""
+    out: list[Any] = []
+    for k, v in kept.items():
+        if k not in _SHAPED_META:
+            return None
+        if k in ("labels", "annotations"):
+            if type(v) is not dict or any(type(x) is not str for x in v.values()):
+                return None
+            out.append((k, tuple(v)))
+        elif k == "generateName":
+            out.append((k, None))
+        else:
+            try:
+                out.append((k, _encode(v)))
+            except (TypeError, ValueError, msgspec.EncodeError):
+                return None
+    return tuple(out)
