@@ -57,6 +57,7 @@ def _signer(obj: dict[str, Any] | None) -> str:
 
 class CertificateApproval:
     name = "CertificateApproval"
+    operations = frozenset({"UPDATE"})  # NewHandler(...): handles() asked only for these
 
     def __init__(self, rbac: RBACAuthorizer) -> None:
         self.rbac = rbac
@@ -72,6 +73,7 @@ class CertificateApproval:
 
 class CertificateSigning:
     name = "CertificateSigning"
+    operations = frozenset({"UPDATE"})  # NewHandler(...): handles() asked only for these
 
     def __init__(self, rbac: RBACAuthorizer) -> None:
         self.rbac = rbac
@@ -91,6 +93,7 @@ class CertificateSigning:
 
 class CertificateSubjectRestriction:
     name = "CertificateSubjectRestriction"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
 
     def handles(self, req: AdmissionRequest) -> bool:
         return req.operation == "CREATE" and _csr_request(req, "")

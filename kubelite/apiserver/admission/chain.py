@@ -32,7 +32,10 @@ class ObjectReader(Protocol):
 
 
 class AdmissionPlugin(Protocol):
-    """A built-in plugin. ``handles`` filters cheaply before ``admit``/``validate`` is called."""
+    """A built-in plugin. ``handles`` filters cheaply before ``admit``/``validate`` is called. A plugin
+    may declare ``operations`` (a frozenset of CREATE/UPDATE/DELETE/CONNECT, upstream's
+    ``admission.NewHandler(ops...)``): the chain then asks it only about requests of those operations,
+    so a heartbeat UPDATE costs nothing in the CREATE-only plugins."""
 
     name: str
 
@@ -88,9 +91,12 @@ class AdmissionChain:
     """Built-in plugins plus user hooks, split into the mutating and validating phases."""
 
     def __init__(self, mutating: Iterable[Any] = (), validating: Iterable[Any] = ()) -> None:
-        self.mutating_plugins: list[Any] = list(mutating)
-        self.validating_plugins: list[Any] = list(validating)
+        # fixed at construction (tuples), so the per-operation lists below never go stale
+        self.mutating_plugins: tuple[Any, ...] = tuple(mutating)
+        self.validating_plugins: tuple[Any, ...] = tuple(validating)
         self.hooks: list[AdmissionHook] = []
+        # (phase, operation) -> the plugins whose ``operations`` include it, in chain order (Handles(op))
+        self._by_operation: dict[tuple[bool, str], list[Any]] = {}
         #: a resource registry: set (as a Cluster's apiserver does), hooks accept every resource naming
         self.registry: Any = None
 
@@ -125,9 +131,17 @@ class AdmissionChain:
     def unregister(self, hook: AdmissionHook) -> None:
         self.hooks.remove(hook)
 
+    def _plugins(self, mutating: bool, operation: str) -> list[Any]:
+        hit = self._by_operation.get((mutating, operation))
+        if hit is None:
+            plugins = self.mutating_plugins if mutating else self.validating_plugins
+            hit = [p for p in plugins if operation in getattr(p, "operations", (operation,))]
+            self._by_operation[(mutating, operation)] = hit
+        return hit
+
     async def admit(self, req: AdmissionRequest) -> None:
         """Mutating phase."""
-        for p in self.mutating_plugins:
+        for p in self._plugins(True, req.operation):
             if p.handles(req):
                 p.admit(req)
         for h in self.hooks:
@@ -136,7 +150,7 @@ class AdmissionChain:
 
     async def validate(self, req: AdmissionRequest) -> None:
         """Validating phase."""
-        for p in self.validating_plugins:
+        for p in self._plugins(False, req.operation):
             if p.handles(req):
                 p.validate(req)
         for h in self.hooks:

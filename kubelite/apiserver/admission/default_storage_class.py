@@ -16,6 +16,7 @@ DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 
 class DefaultStorageClass:
     name = "DefaultStorageClass"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
 
     def __init__(self, reader: ObjectReader) -> None:
         self.reader = reader

@@ -16,6 +16,7 @@ _KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
 
 class DefaultTolerationSeconds:
     name = "DefaultTolerationSeconds"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
 
     def handles(self, req: AdmissionRequest) -> bool:
         return req.operation == "CREATE" and req.group == "" and req.resource == "pods" and not req.subresource

@@ -75,6 +75,7 @@ def _check(kind: str, item: dict[str, Any], requests: dict[str, Quantity], limit
 
 class LimitRanger:
     name = "LimitRanger"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
 
     def __init__(self, reader: ObjectReader) -> None:
         self.reader = reader

@@ -18,6 +18,7 @@ IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")
 
 class NamespaceLifecycle:
     name = "NamespaceLifecycle"
+    operations = frozenset({"CREATE", "DELETE"})  # NewHandler(...): handles() asked only for these
 
     def __init__(self, reader: ObjectReader) -> None:
         self.reader = reader

@@ -24,6 +24,7 @@ SYSTEM_PRIORITY_CLASSES: dict[str, int] = {
 
 class PriorityAdmission:
     name = "Priority"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
 
     def __init__(self, reader: ObjectReader) -> None:
         self.reader = reader

@@ -26,6 +26,7 @@ __all__ = ["ResourceQuotaAdmission"]
 
 class ResourceQuotaAdmission:
     name = "ResourceQuota"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
 
     def __init__(self, reader: ObjectReader) -> None:
         self.reader = reader

@@ -24,6 +24,7 @@ DEFAULT_SERVICE_ACCOUNT = "default"
 
 class ServiceAccountAdmission:
     name = "ServiceAccount"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
 
     def __init__(self, reader: ObjectReader | None = None) -> None:
         self.reader = reader

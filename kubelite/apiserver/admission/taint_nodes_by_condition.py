@@ -15,6 +15,7 @@ _TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
 
 class TaintNodesByCondition:
     name = "TaintNodesByCondition"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
 
     def handles(self, req: AdmissionRequest) -> bool:
         return req.operation == "CREATE" and req.group == "" and req.resource == "nodes" and not req.subresource
