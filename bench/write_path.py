@@ -203,31 +203,37 @@ def _heartbeat_floors(cluster: Cluster, n: int) -> dict[str, float]:
     already decoded object: encode, revision, history, watch fan-out, no API machinery) and a minimal
     Python update (decode the stored bytes, set the field, encode, put in a dict: the honest floor)."""
     out: dict[str, float] = {}
-    store, tables = cluster.store, cluster.apiserver.tables
-    decode, encode = msgspec.json.decode, msgspec.json.encode
-    for kind, (group, plural, ns, pattern, (top, field)) in _FLOORS.items():
+    tables = cluster.apiserver.tables
+    for kind, (group, plural, ns, pattern, path) in _FLOORS.items():
         table = tables.table(tables.resource(group, plural))
         names = [pattern.format(100_000 + i if plural == "pods" else i) for i in range(n)]
-        raw = [store.get(table, ns, name) for name in names]
-        objs = [r.decode() for r in raw if r is not None]
-        blobs = [bytes(r.data) for r in raw if r is not None]
-        values = [f"v{i}" if field != "conditions" else [{"type": "Ready", "status": "True"}] for i in range(n)]
-
-        def raw_write(i: int) -> None:
-            obj = objs[i]
-            obj[top][field] = values[i]
-            store.update(table, obj)
-
-        plain: dict[str, bytes] = {}
-
-        def dict_update(i: int) -> None:
-            obj = decode(blobs[i])
-            obj[top][field] = values[i]
-            plain[names[i]] = encode(obj)
-
-        out[f"floor: minimal Python update ({kind})"] = timed_sync(len(blobs), dict_update)
-        out[f"floor: raw store write ({kind})"] = timed_sync(len(objs), raw_write)
+        plain, raw = _floors(cluster, table, ns, names, path)
+        out[f"floor: minimal Python update ({kind})"] = plain
+        out[f"floor: raw store write ({kind})"] = raw
     return out
+
+
+def _floors(cluster: Cluster, table: Any, ns: str, names: list[str], path: tuple[str, str]) -> tuple[float, float]:
+    store = cluster.store
+    decode, encode = msgspec.json.decode, msgspec.json.encode
+    top, field = path
+    stored = [s for s in (store.get(table, ns, name) for name in names) if s is not None]
+    objs = [s.decode() for s in stored]
+    blobs = [bytes(s.data) for s in stored]
+    values = [f"v{i}" if field != "conditions" else [{"type": "Ready", "status": "True"}] for i in range(len(names))]
+    plain: dict[str, bytes] = {}
+
+    def dict_update(i: int) -> None:
+        obj = decode(blobs[i])
+        obj[top][field] = values[i]
+        plain[names[i]] = encode(obj)
+
+    def raw_write(i: int) -> None:
+        obj = objs[i]
+        obj[top][field] = values[i]
+        store.update(table, obj)
+
+    return timed_sync(len(blobs), dict_update), timed_sync(len(objs), raw_write)
 
 
 def main() -> None:
