@@ -57,6 +57,7 @@ def _signer(obj: dict[str, Any] | None) -> str:
 
 class CertificateApproval:
     name = "CertificateApproval"
+    operations = frozenset({"UPDATE"})  # NewHandler(...): handles() asked only for these
     # the per-template create memo (admission/chain.py): CSRs only: not a templated kind
     template_tables: tuple[tuple[str, str], ...] | None = None
 
@@ -74,6 +75,7 @@ class CertificateApproval:
 
 class CertificateSigning:
     name = "CertificateSigning"
+    operations = frozenset({"UPDATE"})  # NewHandler(...): handles() asked only for these
     # the per-template create memo (admission/chain.py): CSRs only: not a templated kind
     template_tables: tuple[tuple[str, str], ...] | None = None
 
@@ -95,6 +97,7 @@ class CertificateSigning:
 
 class CertificateSubjectRestriction:
     name = "CertificateSubjectRestriction"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
     # the per-template create memo (admission/chain.py): CSRs only: not a templated kind
     template_tables: tuple[tuple[str, str], ...] | None = None
 

@@ -16,6 +16,7 @@ _KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
 
 class DefaultTolerationSeconds:
     name = "DefaultTolerationSeconds"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
     # the per-template create memo (admission/chain.py): a pure function of the pod's tolerations
     template_tables: tuple[tuple[str, str], ...] | None = ()
 

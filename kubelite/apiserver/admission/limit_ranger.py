@@ -75,6 +75,7 @@ def _check(kind: str, item: dict[str, Any], requests: dict[str, Quantity], limit
 
 class LimitRanger:
     name = "LimitRanger"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
     # the per-template create memo (admission/chain.py): the pod's containers and the namespace's LimitRanges
     template_tables: tuple[tuple[str, str], ...] | None = (("", "limitranges"),)
 

@@ -18,6 +18,7 @@ IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")
 
 class NamespaceLifecycle:
     name = "NamespaceLifecycle"
+    operations = frozenset({"CREATE", "DELETE"})  # NewHandler(...): handles() asked only for these
     # the per-template create memo (admission/chain.py): reads the namespace on every create, changes nothing
     template_tables: tuple[tuple[str, str], ...] | None = None
 

@@ -26,6 +26,7 @@ __all__ = ["ResourceQuotaAdmission"]
 
 class ResourceQuotaAdmission:
     name = "ResourceQuota"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
     # the per-template create memo (admission/chain.py): usage changes with every create: runs on each one, changes nothing
     template_tables: tuple[tuple[str, str], ...] | None = None
 

@@ -24,6 +24,7 @@ DEFAULT_SERVICE_ACCOUNT = "default"
 
 class ServiceAccountAdmission:
     name = "ServiceAccount"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
     # the per-template create memo (admission/chain.py): the pod's serviceAccountName and the ServiceAccounts
     template_tables: tuple[tuple[str, str], ...] | None = (("", "serviceaccounts"),)
 

@@ -15,6 +15,7 @@ _TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
 
 class TaintNodesByCondition:
     name = "TaintNodesByCondition"
+    operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
     # the per-template create memo (admission/chain.py): Nodes only: not a templated kind
     template_tables: tuple[tuple[str, str], ...] | None = None
 

@@ -16,12 +16,14 @@ from typing import Any
 
 from kubelite.api.resources import ResourceInfo
 from kubelite.api.schema import Schema, builtin_schemas
+from kubelite.apiserver.delta import decode_changed
 from kubelite.apiserver.handlers.update import copy_json
 from kubelite.apiserver.patch import (
     apply_json_patch,
     apply_merge_patch,
     apply_merge_patch_shared,
     apply_strategic_merge_patch,
+    apply_strategic_merge_patch_shared,
 )
 from kubelite.apiserver.pipeline import canonical_quantities, check_depth
 from kubelite.apiserver.registry.store import Write, parse_resource_version
@@ -52,7 +54,7 @@ def check_patch_type(patch_type: str | None) -> str:
 def apply_patch(live: dict[str, Any], patch: Any, patch_type: str, *, shared: bool = False,
                 strategy: Strategy | UpdateStrategy | _VersionSchema | None = None) -> dict[str, Any]:
     """``live`` patched by a JSON, merge or strategic merge patch (a new object; ``live`` is unchanged).
-    ``shared``: untouched parts of a merge patch's result may be shared with ``live``."""
+    ``shared``: untouched parts of a merge or strategic patch's result may be shared with ``live``."""
     if patch_type == "json":
         out = apply_json_patch(live, patch)
     elif patch_type == "merge":
@@ -64,7 +66,7 @@ def apply_patch(live: dict[str, Any], patch: Any, patch_type: str, *, shared: bo
             raise BadRequest.make("the body of the request was in an unknown format")
         schema = strategy.ssa_schema() if strategy is not None else None
         assert schema is not None
-        out = apply_strategic_merge_patch(live, patch, schema)
+        out = (apply_strategic_merge_patch_shared if shared else apply_strategic_merge_patch)(live, patch, schema)
     if not isinstance(out, dict):
         raise BadRequest.make("the patched object is not an object")
     return out
@@ -116,12 +118,15 @@ async def patch(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req:
     version = served_version(scope, info, req)
 
     def mutate(live: dict[str, Any]) -> dict[str, Any]:
-        # built-in kinds: the typed decode below copies the result, so untouched parts may be shared
+        # built-in kinds: the typed decode below copies what the patch changed and keeps live's untouched
+        # top-level fields (kubelite.apiserver.delta), so the patch may share them
         target = live if not version else scope.decoder.scheme.from_storage(info, live, version)
         out = apply_patch(target, body, patch_type, shared=info.struct is not None,
                           strategy=strategy if not version else _VersionSchema(info.at_version(version)))
         local: list[str] = []
-        out = scope.decoder.decode(info, out, opts.field_validation, local, version=version)
+        fast = None if version else decode_changed(info, out, live, strategy.subresource)
+        out = fast if fast is not None else scope.decoder.decode(info, out, opts.field_validation, local,
+                                                                 version=version)
         seen = set(warnings)  # a retried mutation reports each warning once (a set: N unknown fields, O(N))
         warnings.extend(w for w in dict.fromkeys(local) if w not in seen)
         patch_meta = body.get("metadata", {}) if patch_type != "json" else None

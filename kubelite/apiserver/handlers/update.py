@@ -48,9 +48,19 @@ async def update(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req
     expect = parse_resource_version(meta.get("resourceVersion"))
     create = strategy if isinstance(strategy, Strategy) and strategy.allow_create_on_update and expect is None else None
 
+    # The decoded body is the request's private copy, so the first attempt takes it as it is: a PUT decodes
+    # its body once and copies nothing. A retry (someone wrote while admission hooks ran) needs it
+    # unmutated: it decodes the request's body again, or, for a custom resource (whose decoded body is the
+    # request's own, mutated by the first attempt), copies the one kept for that.
+    fresh = [body]
+    pristine = None if info.struct is not None else copy_json(body)
+
     def mutate(_live: dict[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = copy_json(body)
-        return out
+        if fresh:
+            return fresh.pop()
+        if pristine is not None:
+            return copy_json(pristine)  # type: ignore[no-any-return]
+        return scope.decoder.decode(info, req.body, opts.field_validation, [], version=req.version)
 
     w = Write(user=req.user, info=info, namespace=namespace, dry_run=opts.dry_run,
               manager=opts.field_manager or "kubelite", warnings=warnings)

@@ -2,7 +2,7 @@
 and strategic merge patch. Server-side apply lives in ``kubelite.apiserver.ssa``.
 
 Every function here is pure: it returns a new document and never mutates its arguments (only
-``apply_merge_patch_shared``'s result shares the untouched subtrees of its input); failures
+the ``_shared`` variants' results share the untouched subtrees of its input); failures
 raise :class:`kubelite.errors.ApiError` subclasses with kube-apiserver's codes and messages.
 """
 
@@ -12,7 +12,11 @@ from kubelite.apiserver.patch.merge_patch import (
     apply_merge_patch_shared,
     create_merge_patch,
 )
-from kubelite.apiserver.patch.strategic_merge import apply_strategic_merge_patch, create_two_way_merge_patch
+from kubelite.apiserver.patch.strategic_merge import (
+    apply_strategic_merge_patch,
+    apply_strategic_merge_patch_shared,
+    create_two_way_merge_patch,
+)
 
 __all__ = [
     "MAX_JSON_PATCH_OPERATIONS",
@@ -21,6 +25,7 @@ __all__ = [
     "apply_merge_patch",
     "apply_merge_patch_shared",
     "apply_strategic_merge_patch",
+    "apply_strategic_merge_patch_shared",
     "create_merge_patch",
     "create_two_way_merge_patch",
 ]

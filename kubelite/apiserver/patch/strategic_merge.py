@@ -3,7 +3,8 @@
 Contract:
 - :func:`apply_strategic_merge_patch` and :func:`create_two_way_merge_patch` never mutate their
   arguments: they work on private deep copies (upstream mutates both), and no dict or list of a
-  result is shared with an input.
+  result is shared with an input (:func:`apply_strategic_merge_patch_shared` shares the subtrees the
+  patch does not reach).
 - Semantics are those of k8s.io/apimachinery/pkg/util/strategicpatch ``patch.go``
   (``StrategicMergeMapPatch`` → ``mergeMap`` / ``mergeSlice``, ``CreateTwoWayMergeMapPatch`` →
   ``diffMaps`` / ``diffLists``), with the per-field metadata read from a :class:`Schema`:
@@ -44,7 +45,7 @@ import msgspec
 from kubelite.api.schema import Schema
 from kubelite.errors import ApiError, BadRequest, InternalError, Invalid, Status, StatusDetails
 
-__all__ = ["apply_strategic_merge_patch", "create_two_way_merge_patch"]
+__all__ = ["apply_strategic_merge_patch", "apply_strategic_merge_patch_shared", "create_two_way_merge_patch"]
 
 _DIRECTIVE = "$patch"
 _RETAIN_KEYS = "$retainKeys"
@@ -705,6 +706,38 @@ def apply_strategic_merge_patch(original: dict[str, Any], patch: Any, schema: Sc
     except _PatchError as e:
         raise e.api_error() from e
 
+
+
+def _copy_patched(original: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``original`` in which every container the merge of ``patch`` can write to is private
+    (the maps on the patch's paths, copied one level each; the lists it names, deep), while the subtrees
+    the patch does not reach stay ``original``'s own objects."""
+    out = dict(original)
+    for key, value in patch.items():
+        if key.startswith((_SET_ELEMENT_ORDER, _DELETE_FROM_PRIMITIVE_LIST)):
+            key = key.partition("/")[2]
+            value = None
+        current = out.get(key)
+        if type(current) is dict and type(value) is dict:
+            out[key] = _copy_patched(current, value)
+        elif type(current) in (dict, list):
+            out[key] = _clone(current)
+    return out
+
+
+def apply_strategic_merge_patch_shared(
+    original: dict[str, Any], patch: Any, schema: Schema | None,
+) -> dict[str, Any]:
+    """:func:`apply_strategic_merge_patch` without the deep copy of ``original``: the subtrees the patch
+    does not reach are ``original``'s own objects in the result (for a caller that never mutates them in
+    place, the apiserver's patch handler); same result and errors."""
+    if type(patch) is not dict or original is None:
+        return apply_strategic_merge_patch(original, patch, schema)
+    private = _clone(patch)
+    try:
+        return _merge_map(_copy_patched(original, private), private, schema)
+    except _PatchError as e:
+        raise e.api_error() from e
 
 # --- creating a two-way patch ---------------------------------------------------------------------------
 

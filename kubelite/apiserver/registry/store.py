@@ -413,8 +413,15 @@ def _rollback(allocation: Allocation | None) -> None:
 
 def _same(new: dict[str, Any], old: dict[str, Any]) -> bool:
     # GuaranteedUpdate compares the bytes; managedFields timestamps alone do not make a change
-    # (IgnoreManagedFieldsTimestampsTransformer), any other managedFields change does
+    # (IgnoreManagedFieldsTimestampsTransformer), any other managedFields change does. The parts
+    # besides metadata go first: a heartbeat's new status answers at once, and what the update path
+    # shared with ``old`` compares by identity.
+    if len(new) != len(old) or any(k != "metadata" and old.get(k, _MISSING) != v for k, v in new.items()):
+        return False
     return new == old or ignore_managed_fields_timestamps(new, old)
+
+
+_MISSING: Any = object()
 
 
 def check_preconditions(info: ResourceInfo, name: str, old: dict[str, Any], pre: dict[str, Any] | None) -> None:

@@ -14,12 +14,17 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kubelite.api.schema import Schema, SchemaSet, builtin_schemas
-from kubelite.apiserver.patch import apply_strategic_merge_patch, create_two_way_merge_patch
+from kubelite.apiserver.patch import (
+    apply_strategic_merge_patch,
+    apply_strategic_merge_patch_shared,
+    create_two_way_merge_patch,
+)
 from kubelite.errors import ApiError, BadRequest, InternalError, Invalid
 
 
@@ -1428,3 +1433,46 @@ def test_upstream_apply(case: dict[str, Any]) -> None:
     else:
         expected = case.get("two_way_result") or case["modified"]
         assert apply_strategic_merge_patch(original, case["two_way"], MERGE_ITEM) == expected
+
+
+# --- the shared variant (the apiserver's patch handler): same result or error, input untouched ---------
+
+_SHARED_CASES = (
+    [pytest.param(o, p, POD, id=f"pod:{i}") for i, o, p, _ in POD_CASES]
+    + [pytest.param(o, p, _bad_strategy_schema() if "x" in o else POD, id=f"error:{i}")
+       for i, o, p, *_ in ERROR_CASES]
+    + [pytest.param(c.get("original") or {}, c["two_way"], MERGE_ITEM, id=f"two-way:{c['description']}")
+       for c in _TWO_WAY + _APPLY_ONLY]
+    + [pytest.param(c.get("current") or {}, c["three_way"], MERGE_ITEM, id=f"three-way:{c['description']}")
+       for c in _THREE_WAY]
+)
+
+
+def _outcome(fn: Any, original: Any, patch: Any, schema: Schema) -> Any:
+    try:
+        return fn(original, patch, schema)
+    except ApiError as e:
+        return (type(e), e.status.code, e.message)
+
+
+@pytest.mark.parametrize(("original", "patch", "schema"), _SHARED_CASES)
+def test_shared_variant_matches_and_leaves_its_input_alone(original: Any, patch: Any, schema: Schema) -> None:
+    before = (copy.deepcopy(original), copy.deepcopy(patch))
+    want = _outcome(apply_strategic_merge_patch, original, patch, schema)
+    got = _outcome(apply_strategic_merge_patch_shared, original, patch, schema)
+    assert got == want
+    assert (original, patch) == before
+    if isinstance(want, dict):
+        assert msgspec.json.encode(got) == msgspec.json.encode(want)  # key order too: the stored bytes
+
+
+def test_shared_variant_shares_only_what_the_patch_does_not_reach() -> None:
+    original = _pod([{"name": "a", "image": "a:1"}], volumes=[{"name": "v", "emptyDir": {}}])
+    original["status"] = {"conditions": [{"type": "Ready", "status": "False"}], "hostIP": "10.0.0.1"}
+    patch = {"status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+    result = apply_strategic_merge_patch_shared(original, patch, POD)
+    assert result["spec"] is original["spec"]  # untouched: shared
+    assert result["status"] is not original["status"]
+    assert result["status"]["conditions"] is not original["status"]["conditions"]
+    assert result["status"]["conditions"] == [{"type": "Ready", "status": "True"}]
+    assert original["status"]["conditions"] == [{"type": "Ready", "status": "False"}]
