@@ -50,8 +50,9 @@ _untyped_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
 # bound: one decoder per Struct type decoded (the generated API types plus a few records)
 @memoize("api.codec.json_decoder", maxsize=1024)
 def json_decoder(tp: Any) -> msgspec.json.Decoder[Any]:
-    """The msgspec JSON decoder for ``tp``, built once per type."""
-    return msgspec.json.Decoder(tp)
+    """The msgspec JSON decoder for ``tp``, built once per type. A shared view's read-only twin class
+    (:mod:`kubelite.api.views`) decodes as its generated class: decoding makes a private, mutable copy."""
+    return msgspec.json.Decoder(getattr(tp, "__thawed__", tp))
 
 
 def encode_json(obj: Any) -> bytes:

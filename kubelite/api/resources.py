@@ -331,6 +331,9 @@ class Registry:
         try:
             return self._by_struct[cls]
         except KeyError:
+            base = getattr(cls, "__thawed__", cls)  # a shared view's read-only twin (kubelite.api.views)
+            if base is not cls and base in self._by_struct:
+                return self._by_struct[base]
             raise KeyError(f"{cls.__name__} is not a registered resource kind") from None
 
     def lookup(self, ref: Any) -> ResourceInfo:

@@ -13,25 +13,46 @@ is what makes many informers over one resource cheap. kubelite does the same acr
   version decodes that version privately (correct, just not shared). :data:`STATS` counts decodes and
   hits.
 
-The isolation contract: **a shared view is read-only.** Only clients built with sharing on (the
-cluster's own components, see ``Client.sharing_decodes``) receive views, and only through informers; a
-user's client, its watches, lists and gets, and the operator framework's cache reader always get
-private copies, so nothing a user does to an object can reach the control plane's caches or the store.
-The components' side of the contract is checked: :func:`verify_views` compares every view with a fresh
-decode and raises :class:`SharedViewMutated` (the cluster runs it over the store on exit).
+The isolation contract: **a shared view is read-only, and enforced so at the point of mutation.** Only
+clients built with sharing on (the cluster's own components, see ``Client.sharing_decodes``) receive
+views, and only through informers; a user's client, its watches, lists and gets, and the operator
+framework's cache reader always get private copies, so nothing a user does to an object can reach the
+control plane's caches or the store. The components' side of client-go's contract ("handlers must not
+mutate what they are handed") is enforced, not trusted:
+
+- Every view is **frozen** (:func:`freeze`): each Struct in it is an instance of its read-only twin (a
+  subclass of the generated class with the same name and fields, so ``isinstance``, encoding, ``repr`` and
+  equality with a mutable object are unchanged), every list a :class:`FrozenList` and every dict a
+  :class:`FrozenDict` (subclasses of ``list`` and ``dict``). Setting an attribute, or calling any mutating
+  method of a list or dict anywhere inside a view, raises :class:`SharedViewMutated` at once, naming what
+  was mutated; reading costs what it did. ``msgspec.structs.replace`` of a view is a read-only shallow
+  copy (its other fields are still shared).
+- To change an object, copy it: :func:`thaw` (or ``copy.deepcopy``, which a view answers with a thawed
+  copy; ``copy.copy`` gives a mutable top level over still-frozen children, exactly as shared as they
+  are) returns an ordinary mutable object of the generated class, as client-go's ``DeepCopy`` does.
+- :func:`verify_views` stays as the backstop for writes that bypass the frozen types
+  (``list.append(view_list, x)``): it compares every view with a fresh decode and raises
+  :class:`SharedViewMutated` (the cluster runs it over the store on exit).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+import types
+import typing
+from typing import Any, NoReturn
 
 import msgspec
 
 from kubelite.memo import memoize
 
-__all__ = ["STATS", "SharedViewMutated", "StoredBytes", "ViewStats", "release_views", "shared_view", "verify_views"]
+__all__ = [
+    "STATS", "FrozenDict", "FrozenList", "SharedViewMutated", "StoredBytes", "ViewStats", "freeze", "is_frozen",
+    "release_views", "shared_view", "thaw", "thawed_type", "verify_views",
+]
 
 _untyped_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
+_encode = msgspec.json.Encoder().encode
 
 
 class ViewStats:
@@ -67,8 +88,233 @@ class StoredBytes(bytes):
     views: dict[Any, Any]
 
 
-class SharedViewMutated(RuntimeError):
-    """A shared view no longer equals its stored bytes: someone mutated what an informer handed them."""
+class SharedViewMutated(RuntimeError, TypeError):
+    """Someone mutated (or tried to mutate) a shared view: an object an informer handed them.
+
+    Raised at the point of mutation by the frozen views, and by :func:`verify_views` for a write that
+    bypassed them. A ``TypeError`` too, as Python's own immutable types raise."""
+
+
+_HINT = "informer objects are shared by every cache and handler and must not be changed (copy them first: thaw())"
+
+
+def _refuse(what: str) -> NoReturn:
+    raise SharedViewMutated(f"a shared {what} view is read-only: {_HINT}")
+
+
+# --- the frozen containers ---
+
+
+def _list_mutator(*_: Any, **__: Any) -> NoReturn:
+    _refuse("list")
+
+
+def _dict_mutator(*_: Any, **__: Any) -> NoReturn:
+    _refuse("dict")
+
+
+class FrozenList(list[Any]):
+    """A ``list`` inside a shared view: reads as a list (``==``, ``+``, slicing and ``list(x)`` give plain
+    lists), and every in-place change raises :class:`SharedViewMutated`."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _list_mutator
+    append = extend = insert = pop = remove = clear = sort = reverse = _list_mutator
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return thaw(self)
+
+    def __reduce__(self) -> Any:
+        return list, (list(self),)
+
+
+class FrozenDict(dict[Any, Any]):
+    """A ``dict`` inside a shared view: reads as a dict (``|``, ``.copy()``, ``dict(x)`` and ``{**x}`` give
+    plain dicts), and every in-place change raises :class:`SharedViewMutated`."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = __ior__ = _dict_mutator
+    clear = pop = popitem = setdefault = update = _dict_mutator
+
+    def __copy__(self) -> dict[Any, Any]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return thaw(self)
+
+    def __reduce__(self) -> Any:
+        return dict, (dict(self),)
+
+
+# --- the frozen Struct twins ---
+
+_SCALARS = frozenset({str, int, float, bool, bytes, type(None)})
+# Every string in a view is interned: the many pods of one template, and the versions of one pod, then hold one
+# copy of each image, label, namespace, condition type and timestamp (CPython's interned strings are mortal:
+# they go when the last view holding them does).
+_intern = sys.intern
+_TWINS: dict[type, type] = {}  # generated class -> its read-only twin
+_PLANS: dict[type, Any] = {}  # class (and twin) -> (twin, (field, kind, Struct class) for each non-scalar field)
+
+
+def _scalar(tp: Any) -> bool:
+    """Whether a field annotation can only hold immutable scalars (nothing to freeze inside)."""
+    if tp in _SCALARS:
+        return True
+    origin = typing.get_origin(tp)
+    if origin is typing.Union or origin is types.UnionType:
+        return all(_scalar(a) for a in typing.get_args(tp))
+    return origin is typing.Literal
+
+
+def _struct_setattr(self: Any, name: str, value: Any) -> NoReturn:
+    _refuse(f"{type(self).__name__} (setting .{name})")
+
+
+def _struct_delattr(self: Any, name: str) -> NoReturn:
+    _refuse(f"{type(self).__name__} (deleting .{name})")
+
+
+def _struct_eq(self: Any, other: Any) -> Any:
+    """Field-wise equality with the twin's base class too (msgspec's compares exact types only)."""
+    if self is other:
+        return True
+    base = type(self).__thawed__
+    if not isinstance(other, base):
+        return NotImplemented
+    return all(getattr(self, f) == getattr(other, f) for f in base.__struct_fields__)
+
+
+def _struct_ne(self: Any, other: Any) -> Any:
+    eq = _struct_eq(self, other)
+    return eq if eq is NotImplemented else not eq
+
+
+def _struct_copy(self: Any) -> Any:
+    """``copy.copy``: a mutable top level (its children stay the shared, frozen ones)."""
+    base = type(self).__thawed__
+    return base(**{f: getattr(self, f) for f in base.__struct_fields__})
+
+
+def _struct_deepcopy(self: Any, memo: Any) -> Any:
+    return thaw(self)
+
+
+def _twin(cls: type) -> type:
+    """The read-only twin of a Struct class: same name, fields and config; refuses every write."""
+    twin = _TWINS.get(cls)
+    if twin is None:
+        twin = msgspec.defstruct(
+            cls.__name__, [], bases=(cls,), module=cls.__module__,
+            namespace={"__setattr__": _struct_setattr, "__delattr__": _struct_delattr, "__eq__": _struct_eq,
+                       "__ne__": _struct_ne, "__hash__": None, "__copy__": _struct_copy,
+                       "__deepcopy__": _struct_deepcopy, "__thawed__": cls, "__qualname__": cls.__qualname__},
+        )
+        _TWINS[cls] = twin
+        _TWINS[twin] = twin
+    return twin
+
+
+_STRUCT, _STRUCTS, _SCALAR_LIST, _SCALAR_DICT, _ANY, _STR = range(6)
+
+
+def _field_kind(tp: Any) -> tuple[int, Any]:
+    """How to freeze a value of a field annotated ``tp`` (precomputed per class, so the walk does no type
+    dispatch): a string (interned), a Struct, a list of Structs, a list or dict of scalars, or anything
+    (walked generically)."""
+    if tp is str:
+        return _STR, None
+    origin = typing.get_origin(tp)
+    if origin is typing.Union or origin is types.UnionType:
+        options = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(options) == 1:
+            return _field_kind(options[0])
+        return _ANY, None
+    if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
+        return _STRUCT, tp
+    args = typing.get_args(tp)
+    if origin is list and len(args) == 1:
+        if isinstance(args[0], type) and issubclass(args[0], msgspec.Struct):
+            return _STRUCTS, args[0]
+        if _scalar(args[0]):
+            return _SCALAR_LIST, None
+    if origin is dict and len(args) == 2 and _scalar(args[1]):
+        return _SCALAR_DICT, None
+    return _ANY, None
+
+
+def _plan(cls: type) -> tuple[type, tuple[tuple[str, int, Any], ...]]:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        fields = tuple((f.name, *kind) for f in msgspec.structs.fields(cls)
+                       if (kind := _field_kind(f.type))[0] == _STR or not _scalar(f.type))
+        plan = _PLANS[cls] = (_twin(cls), fields)
+        _PLANS[plan[0]] = plan
+    return plan
+
+
+def _freeze_struct(v: Any) -> Any:
+    twin, fields = _PLANS.get(type(v)) or _plan(type(v))
+    if type(v) is twin:
+        return v
+    for name, kind, _sub in fields:
+        x = getattr(v, name)
+        if x is None:
+            continue
+        if kind == _STR:
+            setattr(v, name, _intern(x))
+        elif kind == _STRUCT:
+            _freeze_struct(x)
+        elif kind == _STRUCTS:
+            setattr(v, name, FrozenList([_freeze_struct(e) for e in x]))
+        elif kind == _SCALAR_LIST:
+            setattr(v, name, FrozenList([_intern(e) if type(e) is str else e for e in x]))
+        elif kind == _SCALAR_DICT:
+            setattr(v, name, FrozenDict({_intern(k): _intern(e) if type(e) is str else e for k, e in x.items()}))
+        else:
+            setattr(v, name, _freeze(x))
+    v.__class__ = twin
+    return v
+
+
+def _freeze(v: Any) -> Any:
+    tp = type(v)
+    if tp is dict:
+        return FrozenDict({_intern(k): _freeze(x) for k, x in v.items()})
+    if tp is list:
+        return FrozenList([_freeze(x) for x in v])
+    if tp is str:
+        return _intern(v)
+    if isinstance(v, msgspec.Struct):
+        return _freeze_struct(v)
+    return v
+
+
+def freeze(obj: Any) -> Any:
+    """Make a freshly decoded object read-only in place, all the way down, and return it (a list or dict
+    is replaced by its frozen twin, so use the result). Only for objects nobody else holds yet."""
+    return _freeze(obj)
+
+
+def is_frozen(obj: Any) -> bool:
+    """Whether ``obj`` is a shared, read-only view (or a frozen part of one)."""
+    return type(obj) in (FrozenList, FrozenDict) or getattr(type(obj), "__thawed__", None) not in (None, type(obj))
+
+
+def thawed_type(tp: Any) -> Any:
+    """The generated class behind a read-only twin (anything else: itself)."""
+    return getattr(tp, "__thawed__", tp) if isinstance(tp, type) else tp
+
+
+def thaw(obj: Any) -> Any:
+    """A deep, mutable copy of ``obj`` (a view or any API object) as the generated classes, plain lists and
+    dicts: client-go's ``DeepCopy``. One encode and one decode."""
+    if isinstance(obj, msgspec.Struct):
+        return _decoder(thawed_type(type(obj))).decode(_encode(obj))
+    return _untyped_decoder.decode(_encode(obj))
 
 
 def _strip_managed_fields(obj: Any) -> Any:
@@ -87,12 +333,13 @@ def _strip_managed_fields(obj: Any) -> Any:
 
 def _fresh_view(data: bytes, tp: Any) -> Any:
     decoded = _untyped_decoder.decode(data) if tp is None else _decoder(tp).decode(data)
-    return _strip_managed_fields(decoded)
+    return _freeze(_strip_managed_fields(decoded))
 
 
 def shared_view(data: bytes, tp: Any = None) -> Any:
     """The shared read-only view of one stored version as ``tp`` (a Struct class; None: a dict), without
-    managedFields: decoded on the first call for ``(data, tp)``, the same object on every later one.
+    managedFields and frozen (:func:`freeze`): decoded on the first call for ``(data, tp)``, the same object
+    on every later one.
     Bytes that are not :class:`StoredBytes` (a re-encoded DELETED, a bookmark) get a fresh view."""
     if type(data) is not StoredBytes:
         STATS.fresh += 1

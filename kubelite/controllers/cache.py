@@ -24,6 +24,7 @@ from typing import Any, TypeVar, overload
 import msgspec
 
 from kubelite.api.labels import Selector, parse_selector, selector_from_label_selector, selector_from_set
+from kubelite.api.views import thaw
 from kubelite.errors import NotFound
 from kubelite.informer import SharedIndexInformer, SharedInformerFactory, wait_for_cache_sync
 from kubelite.informer.meta import labels_of, namespace_of
@@ -35,20 +36,12 @@ S = TypeVar("S", bound=msgspec.Struct)
 #: the namespace component of an index value that matches in every namespace (upstream ``allNamespacesNamespace``)
 ALL_NAMESPACES_KEY = "__all_namespaces"
 
-_encode = msgspec.json.Encoder().encode
-_decode = msgspec.json.Decoder().decode
-_decoders: dict[type, msgspec.json.Decoder[Any]] = {}
 
 
 def deep_copy(obj: Any) -> Any:
-    """A deep copy of an API object (a Struct or JSON-like data), through one encode/decode."""
-    if isinstance(obj, msgspec.Struct):
-        cls = type(obj)
-        dec = _decoders.get(cls)
-        if dec is None:
-            dec = _decoders[cls] = msgspec.json.Decoder(cls)
-        return dec.decode(_encode(obj))
-    return _decode(_encode(obj))
+    """A deep, mutable copy of an API object (a Struct or JSON-like data; a shared view too), through one
+    encode/decode (:func:`kubelite.api.views.thaw`)."""
+    return thaw(obj)
 
 
 def field_index_name(field: str) -> str:

@@ -19,6 +19,7 @@ Guarantees:
 from __future__ import annotations
 
 import contextlib
+import copy
 import datetime as dt
 import zoneinfo
 from typing import Any
@@ -159,7 +160,8 @@ class CronJobController:
         meta, spec = cj.metadata, cj.spec
         assert meta is not None and spec is not None
         jobs: list[Job] = list(self.jobs.by_index(CONTROLLER_UID_INDEX, meta.uid or ""))
-        st = msgspec.structs.replace(cj.status or CronJobStatus())
+        # a mutable top level over the cached (shared, read-only) status: _track_active and _maybe_start set fields
+        st = copy.copy(cj.status) if cj.status is not None else CronJobStatus()
         changed = self._track_active(cj, st, jobs)
         now = self.clock.now()
         requeue: float | None = None

@@ -7,7 +7,10 @@ Contract:
   :class:`~kubelite.informer.store.DeletedFinalStateUnknown` whose ``obj`` is the last (possibly
   stale) state the cache knew, when the deletion was only discovered by relisting.
 - The objects are the informer cache's own objects, shared with every other handler and lister.
-  **Handlers must not mutate them**; copy first (``msgspec.structs.replace``/``copy.deepcopy``).
+  **Handlers must not mutate them**; copy first (``copy.deepcopy`` or :func:`kubelite.api.views.thaw` for a
+  mutable deep copy; ``copy.copy`` for a mutable top level over shared children). The control plane's
+  informers hand out frozen shared views (:mod:`kubelite.api.views`), so a mutation raises
+  ``SharedViewMutated`` at once; a user's informer gets private objects.
 - A method may be a plain function or a coroutine function. Each handler runs in its own task and
   gets its notifications in order, one at a time: an ``await`` inside a handler delays only that
   handler (its notifications are buffered without bound), never the informer or other handlers.

@@ -1,14 +1,22 @@
 """Explanations: why the last scheduling attempt of a pod went the way it did (kubelite's addition).
 
 Contract: for each pod the scheduler keeps the raw outcome of its latest attempt (rejections per node,
-weighted scores per plugin and node) and builds an :class:`Explanation` only when asked, so recording
-costs nothing per node. The most recent ``capacity`` pods are kept (least recently attempted dropped
-first). Nodes not evaluated (percentageOfNodesToScore stopped the search early) appear in neither
-``rejections`` nor ``scores``.
+weighted scores per plugin and node) and builds an :class:`Explanation` only when asked. Nodes not
+evaluated (percentageOfNodesToScore stopped the search early) appear in neither ``rejections`` nor
+``scores``.
+
+Memory is bounded twice, whatever the cluster size: at most ``capacity`` pods, and at most ``max_cells``
+cells (one per evaluated node per score plugin, plus its total, plus one per rejecting node) over all
+the pods kept; the least recently attempted pod goes first, and the latest attempt is always kept.
+Scores are kept compactly (node names once per attempt, each plugin's scores an 8-byte ``array``), not
+as the per-node Python lists and NodeInfo references the scoring cycle built: at 5,000 nodes a
+kept attempt is 8 bytes per node per plugin. Upstream kube-scheduler keeps no such record (it
+logs and emits events); this is kubelite's addition, and it must not grow with the cluster.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections import OrderedDict
 
 import msgspec
@@ -47,8 +55,13 @@ class Explanation(msgspec.Struct, frozen=True, kw_only=True):
     nominated_node: str = ""
 
 
+#: the default bound on the cells (node x plugin scores, totals, rejections) kept over all pods: ~8 MiB of scores
+DEFAULT_MAX_CELLS = 1_000_000
+
+
 class _Raw:
-    __slots__ = ("attempt", "message", "node", "nominated", "result", "schedule", "statuses", "time")
+    __slots__ = ("attempt", "cells", "message", "names", "node", "nominated", "per_plugin", "result", "statuses",
+                 "time", "totals")
 
     def __init__(self, attempt: int, time: float, result: str, node: str, message: str,
                  schedule: ScheduleResult | None, statuses: dict[str, Status] | None, nominated: str) -> None:
@@ -57,24 +70,45 @@ class _Raw:
         self.result = result
         self.node = node
         self.message = message
-        self.schedule = schedule
-        self.statuses = statuses
         self.nominated = nominated
+        if statuses is None:
+            statuses = schedule.statuses if schedule is not None else {}
+        self.statuses = statuses
+        if schedule is not None and schedule.nodes:
+            self.names: tuple[str, ...] = tuple(ni.name for ni in schedule.nodes)
+            self.per_plugin = {p: array("q", v) for p, v in schedule.per_plugin.items()}
+            self.totals = array("q", schedule.totals)
+        else:
+            self.names, self.per_plugin, self.totals = (), {}, array("q")
+        self.cells = len(self.names) * (len(self.per_plugin) + 1) + len(statuses)
 
 
 class Explanations:
-    def __init__(self, capacity: int = 1000) -> None:
+    """The latest attempt of the most recently attempted pods, bounded by pods and by cells (module doc)."""
+
+    def __init__(self, capacity: int = 1000, *, max_cells: int = DEFAULT_MAX_CELLS) -> None:
         self.capacity = capacity
+        self.max_cells = max_cells
+        #: cells kept over all pods (invariant: the sum of every kept attempt's ``cells``)
+        self.cells = 0
         self._raw: OrderedDict[str, _Raw] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._raw)
 
     def record(self, pod_key: str, *, attempt: int, time: float, result: str, node: str = "", message: str = "",
                schedule: ScheduleResult | None = None, statuses: dict[str, Status] | None = None,
                nominated: str = "") -> None:
         raw = self._raw
-        raw[pod_key] = _Raw(attempt, time, result, node, message, schedule, statuses, nominated)
-        raw.move_to_end(pod_key)
-        if len(raw) > self.capacity:
-            raw.popitem(last=False)
+        entry = _Raw(attempt, time, result, node, message, schedule, statuses, nominated)
+        old = raw.pop(pod_key, None)
+        if old is not None:
+            self.cells -= old.cells
+        raw[pod_key] = entry
+        self.cells += entry.cells
+        while len(raw) > 1 and (len(raw) > self.capacity or self.cells > self.max_cells):
+            _, dropped = raw.popitem(last=False)
+            self.cells -= dropped.cells
 
     def set_result(self, pod_key: str, result: str, message: str = "") -> None:
         r = self._raw.get(pod_key)
@@ -87,17 +121,10 @@ class Explanations:
         r = self._raw.get(pod_key)
         if r is None:
             return None
-        statuses = r.statuses if r.statuses is not None else (r.schedule.statuses if r.schedule else {})
         rejections = {n: Rejection(plugin=s.plugin, code=code_name(s.code), reasons=s.reasons)
-                      for n, s in sorted(statuses.items())}
-        scores: dict[str, dict[str, int]] = {}
-        totals: dict[str, int] = {}
-        sr = r.schedule
-        if sr is not None:
-            names = [ni.name for ni in sr.nodes]
-            for plugin, vals in sr.per_plugin.items():
-                scores[plugin] = dict(zip(names, vals))
-            totals = dict(zip(names, sr.totals))
+                      for n, s in sorted(r.statuses.items())}
+        scores = {plugin: dict(zip(r.names, vals)) for plugin, vals in r.per_plugin.items()}
+        totals = dict(zip(r.names, r.totals))
         return Explanation(pod=pod_key, attempt=r.attempt, time=r.time, result=r.result, node=r.node,
                            message=r.message, rejections=rejections, scores=scores, totals=totals,
                            nominated_node=r.nominated)

@@ -21,9 +21,9 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from kubelite.api.codec import json_decoder
 from kubelite.api.types import Deployment, Pod, ReplicaSet
 from kubelite.api.types.apps_v1 import DeploymentStatus
+from kubelite.api.views import thaw
 from kubelite.client import Client
 from kubelite.clock import Clock
 from kubelite.controllers.controller import Controller
@@ -53,7 +53,6 @@ from kubelite.informer import SharedIndexInformer
 __all__ = ["DeploymentController"]
 
 S = TypeVar("S", bound=msgspec.Struct)
-_encode = msgspec.json.Encoder().encode
 
 
 class DeploymentController:
@@ -77,7 +76,7 @@ class DeploymentController:
     @staticmethod
     def clone(obj: S) -> S:
         """A private deep copy of a (cached) object."""
-        return json_decoder(type(obj)).decode(_encode(obj))  # type: ignore[no-any-return]
+        return thaw(obj)  # type: ignore[no-any-return]
 
     async def update_replica_set(self, rs: ReplicaSet) -> ReplicaSet:
         return await self.client.replace(rs)  # type: ignore[no-any-return]
