@@ -24,13 +24,7 @@ import msgspec
 from kubelite.api.names import name_is_dns_subdomain
 from kubelite.api.resources import ResourceInfo
 from kubelite.api.schema import Schema, builtin_schemas
-from kubelite.apiserver.crd import (
-    apply_defaults,
-    crd_defaults,
-    prune_non_nullable_nulls,
-    validate,
-    validate_crd,
-)
+from kubelite.apiserver import crd as schemas  # its functions load with the first CRD (kubelite.lazy)
 from kubelite.apiserver.crd.rules import has_rules
 from kubelite.apiserver.registry.tables import ResourceTables
 from kubelite.clock import Clock
@@ -166,15 +160,15 @@ class CustomResources:
 
     @staticmethod
     def default_definition(crd: dict[str, Any]) -> None:
-        crd_defaults(crd)
+        schemas.crd_defaults(crd)
 
     def default(self, info: ResourceInfo, obj: dict[str, Any]) -> None:
         schema = self._version_schema(info, obj)
         if schema is not None:
             # the unstructured defaulter: explicit nulls of non-nullable fields without a default are
             # dropped (PruneNonNullableNullsWithoutDefaults), the rest defaulted (structural Default)
-            prune_non_nullable_nulls(obj, schema)
-            apply_defaults(obj, schema)
+            schemas.prune_non_nullable_nulls(obj, schema)
+            schemas.apply_defaults(obj, schema)
 
     def validate(self, info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
         errs: list[FieldError] = []
@@ -189,7 +183,7 @@ class CustomResources:
         schema, rules = self._version_schema_and_rules(info, obj)
         if schema is not None:
             body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
-            schema_errs = validate(body, schema)
+            schema_errs = schemas.validate(body, schema)
             errs.extend(schema_errs)
             if rules and not schema_errs:  # CEL rules see only values of their schema's types
                 old_body = None if old is None else {
@@ -203,7 +197,7 @@ class CustomResources:
         return errs
 
     def validate_definition(self, crd: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
-        return list(validate_crd(crd))
+        return list(schemas.validate_crd(crd))
 
     # --- lifecycle of definitions ---
     def on_definition_change(self, crd: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
