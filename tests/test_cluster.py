@@ -120,6 +120,8 @@ _NOT_AT_START = {
     # custom resources' schema validation and defaulting and the CRD checks: with the first CRD
     "kubelite.apiserver.crd.validation": "CRDs", "kubelite.apiserver.crd.definition": "CRDs",
     "kubelite.apiserver.crd.structural": "CRDs", "kubelite.apiserver.crd.defaulting": "CRDs",
+    # zoneinfo (and sysconfig): with the first CronJob naming a spec.timeZone
+    "zoneinfo": "CronJob time zones",
 }
 
 _COLD_START_SCRIPT = """
