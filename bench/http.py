@@ -229,84 +229,18 @@ async def watch_rates(events: int, watchers: int = 10) -> dict[str, Rate]:
     return out
 
 
-KOPF_SCRIPT = textwrap.dedent('''
-    import time
-    marks = {"start": time.perf_counter()}
-    import sys
-    if sys.argv[1] == "kopf-only":  # as in a virtualenv with kopf but without the optional client libraries
-        class _Absent:
-            def find_spec(self, name, path=None, target=None):
-                if name.partition(".")[0] in ("kubernetes", "kubernetes_asyncio", "pykube"):
-                    raise ImportError(f"{name} is not installed")
-        sys.meta_path.insert(0, _Absent())
-    import asyncio
-    import kopf
-    marks["import kopf"] = time.perf_counter()
-    import kubelite
-    import kubelite.cluster, kubelite.http
-    marks["import kubelite"] = time.perf_counter()
-
-    CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-           "metadata": {"name": "widgets.example.com"},
-           "spec": {"group": "example.com", "scope": "Namespaced",
-                    "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
-                    "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
-                                  "schema": {"openAPIV3Schema": {"type": "object",
-                                             "x-kubernetes-preserve-unknown-fields": True}}}]}}
-
-    class Mine(frozenset):
-        def __contains__(self, t):
-            code = getattr(t.get_coro(), "cr_code", None)
-            return code is None or "/kopf/" not in code.co_filename
-
-    async def main():
-        async with kubelite.Cluster(seed=1, nodes=0, controllers=["garbagecollector"]) as c:
-            marks["cluster start"] = time.perf_counter()
-            async with c.serve(tls=True) as url:
-                marks["serve (TLS)"] = time.perf_counter()
-                await c.client.create(CRD)
-                reg = kopf.OperatorRegistry()
-
-                @kopf.on.login(registry=reg)
-                def login(**_):
-                    return kopf.ConnectionInfo(server=str(url), ca_path=url.ca_file, token=url.token)
-
-                @kopf.on.create("example.com", "v1", "widgets", id="setup", registry=reg)
-                async def created(patch, **_):
-                    patch.status["phase"] = "Ready"
-
-                stop, ready = asyncio.Event(), asyncio.Event()
-                tasks = await kopf.spawn_tasks(registry=reg, namespaces=["default"], standalone=True,
-                                               stop_flag=stop, ready_flag=ready)
-                op = asyncio.create_task(kopf.run_tasks(tasks, ignored=Mine()))
-                await ready.wait()
-                marks["operator ready"] = time.perf_counter()
-                await c.client.create({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}})
-                await c.wait_for(lambda: ((c.apiserver.read("example.com", "widgets", "default", "w") or {})
-                                          .get("status") or {}).get("phase") == "Ready", timeout=60)
-                marks["handled"] = time.perf_counter()
-                stop.set()
-                await op
-        marks["stopped"] = time.perf_counter()
-
-    asyncio.run(main())
-    names = list(marks)
-    print(" ".join(f"{b.replace(' ', '_')}={marks[b] - marks[a]:.3f}" for a, b in zip(names, names[1:])))
-''')
-
-
 def kopf_wall(mode: str, pycache: str) -> tuple[float, dict[str, float]]:
-    """Wall time of the kopf test in a fresh interpreter (``mode``: "as-installed" or "kopf-only"), and its
-    phases. Bytecode is cached in ``pycache`` (as any installed environment has .pyc files); the caller warms
-    it with one unmeasured run first."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = pycache
-    t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", KOPF_SCRIPT, mode], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parent.parent, env=env).stdout
-    wall = time.perf_counter() - t0
-    phases = {k.replace("_", " "): float(v) for k, _, v in (f.partition("=") for f in out.split())}
-    return wall, phases
+    """Wall time of the kopf test from process start in a fresh interpreter (``mode``: "as-installed" or
+    "kopf-only"), and its phases' wall seconds: bench/coldstart.py's ``kopf_run`` (the one script; its
+    ``--kopf`` also prints the phases' CPU time and the ``import kopf`` floor)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("coldstart", Path(__file__).resolve().parent / "coldstart.py")
+    assert spec is not None and spec.loader is not None
+    coldstart = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(coldstart)
+    wall, phases = coldstart.kopf_run(mode, pycache)
+    return wall, {name: float(w) for name, (w, _cpu) in phases.items()}
 
 
 def hour_test_wall() -> tuple[float, float]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from kubelite import logs as _logs  # noqa: F401 - installs the default structlog configuration
+from kubelite import logs as _logs  # noqa: F401 - kubelite's structlog setup (structlog itself loads when needed)
 
 if TYPE_CHECKING:
     from kubelite.client import CascadeType, Client, PatchType

@@ -1,10 +1,20 @@
 """kubelite's structlog setup: quiet by default, stamped with cluster time, never wall time.
 
-Components log with ``structlog.get_logger(...)`` and snake_case event names with bound context
-(``controller=``, ``key=``, ``reconcile_id=``, ``node=``). If the application has not configured
-structlog itself, importing kubelite installs this configuration: WARNING and above (override with
-``KUBELITE_LOG_LEVEL=info`` or :func:`configure`), rendered to stderr, each line carrying ``t=`` — the
-virtual time of the cluster whose task logged it — so logs replay byte for byte with the run.
+Components log through :func:`get_logger` with snake_case event names and bound context
+(``controller=``, ``key=``, ``reconcile_id=``, ``node=``). Lines are rendered by structlog: with the
+application's configuration if it has configured structlog, else with this one: WARNING and above
+(override with ``KUBELITE_LOG_LEVEL=info`` or :func:`configure`), rendered to stderr, each line carrying
+``t=`` — the virtual time of the cluster whose task logged it — so logs replay byte for byte with the run.
+
+structlog is imported when it is first needed, not with kubelite (issue #17, cold start: ``import
+structlog`` loads ``structlog.dev``, and with it rich and pygments when they are installed, ~150 ms):
+
+- a line below kubelite's level is dropped without importing structlog, unless structlog is already
+  imported (then it decides, as it always did: the application's configuration, ``capture_logs`` and
+  friends see every line);
+- the first line that must be rendered imports structlog and, unless the application configured it,
+  installs the configuration above; if structlog is already imported when kubelite is, that happens at
+  import, as it did before.
 """
 
 from __future__ import annotations
@@ -16,9 +26,7 @@ import sys
 from collections.abc import MutableMapping
 from typing import Any
 
-import structlog
-
-__all__ = ["cluster_time", "configure", "reconcile_context"]
+__all__ = ["Logger", "cluster_time", "configure", "get_logger", "reconcile_context"]
 
 #: Set by the running cluster: a callable returning its clock's current time (seconds since its epoch).
 cluster_time: contextvars.ContextVar[Any] = contextvars.ContextVar("kubelite_cluster_time", default=None)
@@ -48,13 +56,28 @@ def _add_cluster_time(_: Any, __: str, event: MutableMapping[str, Any]) -> Mutab
     return event
 
 
-def configure(level: str | int | None = None) -> None:
-    """(Re)configure structlog for kubelite: level, cluster-time stamps, stderr console output."""
+def _parse_level(level: str | int | None) -> int:
     lvl = level if level is not None else os.environ.get("KUBELITE_LOG_LEVEL", "warning")
     if isinstance(lvl, str):
         lvl = logging.getLevelName(lvl.upper())
         if not isinstance(lvl, int):
             lvl = logging.WARNING
+    return lvl
+
+
+#: kubelite's level: lines below it are dropped before structlog is loaded (see the module docstring)
+_level = _parse_level(None)
+#: whether kubelite has looked at structlog's configuration yet (it configures structlog at most once unasked)
+_checked = False
+
+
+def configure(level: str | int | None = None) -> None:
+    """(Re)configure structlog for kubelite: level, cluster-time stamps, stderr console output."""
+    global _level, _checked
+    import structlog
+
+    _level = _parse_level(level)
+    _checked = True
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -64,11 +87,76 @@ def configure(level: str | int | None = None) -> None:
             # plain tracebacks: no locals (no memory addresses) in what a run logs
             structlog.dev.ConsoleRenderer(colors=False, exception_formatter=structlog.dev.plain_traceback),
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(lvl),
+        wrapper_class=structlog.make_filtering_bound_logger(_level),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,
     )
 
 
-if not structlog.is_configured():
-    configure()
+def _structlog() -> Any:
+    """structlog, configured: by the application if it did, else (once) by :func:`configure`."""
+    global _checked
+    import structlog
+
+    if not _checked:
+        _checked = True
+        if not structlog.is_configured():
+            configure(_level)
+    return structlog
+
+
+class Logger:
+    """A component's logger: structlog's ``get_logger(*args, **initial_values)``, made when the first line
+    that must be rendered is logged (see the module docstring). ``bind`` returns a new Logger."""
+
+    __slots__ = ("_args", "_context", "_proxy")
+
+    def __init__(self, *args: Any, **initial_values: Any) -> None:
+        self._args = args
+        self._context = initial_values
+        self._proxy: Any = None
+
+    def bind(self, **values: Any) -> Logger:
+        return Logger(*self._args, **{**self._context, **values})
+
+    def _delegate(self, level: int) -> Any:
+        """structlog's logger, or None when the line is dropped without loading structlog."""
+        proxy = self._proxy
+        if proxy is None:
+            if level < _level and "structlog" not in sys.modules:
+                return None
+            proxy = self._proxy = _structlog().get_logger(*self._args, **self._context)
+        return proxy
+
+    def debug(self, event: str, *args: Any, **kw: Any) -> Any:
+        log = self._delegate(logging.DEBUG)
+        return None if log is None else log.debug(event, *args, **kw)
+
+    def info(self, event: str, *args: Any, **kw: Any) -> Any:
+        log = self._delegate(logging.INFO)
+        return None if log is None else log.info(event, *args, **kw)
+
+    def warning(self, event: str, *args: Any, **kw: Any) -> Any:
+        log = self._delegate(logging.WARNING)
+        return None if log is None else log.warning(event, *args, **kw)
+
+    def error(self, event: str, *args: Any, **kw: Any) -> Any:
+        log = self._delegate(logging.ERROR)
+        return None if log is None else log.error(event, *args, **kw)
+
+    def exception(self, event: str, *args: Any, **kw: Any) -> Any:
+        log = self._delegate(logging.ERROR)
+        return None if log is None else log.exception(event, *args, **kw)
+
+    def critical(self, event: str, *args: Any, **kw: Any) -> Any:
+        log = self._delegate(logging.CRITICAL)
+        return None if log is None else log.critical(event, *args, **kw)
+
+
+def get_logger(*args: Any, **initial_values: Any) -> Logger:
+    """A component's logger (``structlog.get_logger``'s arguments), loading structlog only when needed."""
+    return Logger(*args, **initial_values)
+
+
+if "structlog" in sys.modules:  # the application has structlog: configure it now, as kubelite always did
+    _structlog()

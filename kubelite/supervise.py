@@ -34,14 +34,15 @@ from typing import Any, TypeVar
 
 import anyio
 import msgspec
-import structlog
+
+from kubelite.logs import get_logger
 
 __all__ = [
     "ComponentError", "ErrorLog", "Supervisor", "TaskGroup", "TaskHandle", "current_error_log", "first_error",
     "gather", "report_error",
 ]
 
-log = structlog.get_logger("kubelite.supervise")
+log = get_logger("kubelite.supervise")
 
 T = TypeVar("T")
 

@@ -28,7 +28,6 @@ does not know fails as a real registry's "not found" does. The format is documen
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import random
@@ -199,6 +198,8 @@ def generated_profile(ref: str, seed: int = 0, default: ImageProfile | None = No
     """A profile for an image nobody described: size and layer count drawn from a distribution seeded by the
     reference (and the registry's seed), so one image always has the same size. Sizes are log-uniform
     between 5 MiB and 1.2 GiB, as public images mostly are."""
+    import hashlib  # with the first image pulled, not with every cluster (issue #17, cold start)
+
     digest = hashlib.sha256(f"{seed}:{ref}".encode()).digest()
     u = int.from_bytes(digest[:8], "big") / 2**64
     size_mib = math.exp(math.log(5) + u * (math.log(1200) - math.log(5)))
@@ -208,6 +209,8 @@ def generated_profile(ref: str, seed: int = 0, default: ImageProfile | None = No
 
 def layer_count(ref: str, seed: int = 0) -> int:
     """How many layers the generated image has (1-12), from the same seeded draw."""
+    import hashlib
+
     return 1 + hashlib.sha256(f"{seed}:{ref}:layers".encode()).digest()[0] % 12
 
 

@@ -24,13 +24,8 @@ import msgspec
 from kubelite.api.names import name_is_dns_subdomain
 from kubelite.api.resources import ResourceInfo
 from kubelite.api.schema import Schema, builtin_schemas
-from kubelite.apiserver.crd import (
-    apply_defaults,
-    crd_defaults,
-    prune_non_nullable_nulls,
-    validate,
-    validate_crd,
-)
+from kubelite.apiserver import crd as schemas  # its functions load with the first CRD (kubelite.lazy)
+from kubelite.apiserver.crd.rules import has_rules
 from kubelite.apiserver.registry.tables import ResourceTables
 from kubelite.clock import Clock
 from kubelite.errors import FieldError
@@ -55,13 +50,16 @@ def _with_implicit_fields(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Definition:
-    __slots__ = ("columns", "info", "scale", "schemas", "selectable", "served", "ssa_schemas", "status", "storage")
+    __slots__ = ("columns", "info", "rules", "scale", "schemas", "selectable", "served", "ssa_schemas", "status",
+                 "storage")
 
     def __init__(self, crd: dict[str, Any]) -> None:
         spec = crd["spec"]
         names = spec["names"]
         self.schemas: dict[str, Schema | None] = {}
         self.ssa_schemas: dict[str, Schema | None] = {}
+        #: versions whose schema has x-kubernetes-validations: only those load CEL and walk the rules
+        self.rules: set[str] = set()
         self.served: set[str] = set()
         self.storage = ""
         self.status = False
@@ -71,6 +69,8 @@ class _Definition:
         for v in spec.get("versions") or ():
             raw = (v.get("schema") or {}).get("openAPIV3Schema")
             self.schemas[v["name"]] = Schema.of(raw) if raw else None
+            if raw and has_rules(raw):
+                self.rules.add(v["name"])
             # resolved against the built-in definitions (for ObjectMeta); Schema keeps the dict alive
             self.ssa_schemas[v["name"]] = builtin_schemas().node(_with_implicit_fields(raw)) if raw else None
             if v.get("served", True):
@@ -145,23 +145,30 @@ class CustomResources:
         return d.scale if d is not None else None
 
     def _version_schema(self, info: ResourceInfo, obj: dict[str, Any]) -> Schema | None:
+        return self._version_schema_and_rules(info, obj)[0]
+
+    def _version_schema_and_rules(self, info: ResourceInfo, obj: dict[str, Any]) -> tuple[Schema | None, bool]:
+        """The schema ``obj`` is validated against (its apiVersion's, else the storage version's), and
+        whether that schema has CEL rules."""
         d = self._def(info)
         if d is None:
-            return None
+            return None, False
         version = str(obj.get("apiVersion", "")).rpartition("/")[2] or d.storage
-        return d.schemas.get(version, d.schemas.get(d.storage))
+        if version not in d.schemas:
+            version = d.storage
+        return d.schemas.get(version), version in d.rules
 
     @staticmethod
     def default_definition(crd: dict[str, Any]) -> None:
-        crd_defaults(crd)
+        schemas.crd_defaults(crd)
 
     def default(self, info: ResourceInfo, obj: dict[str, Any]) -> None:
         schema = self._version_schema(info, obj)
         if schema is not None:
             # the unstructured defaulter: explicit nulls of non-nullable fields without a default are
             # dropped (PruneNonNullableNullsWithoutDefaults), the rest defaulted (structural Default)
-            prune_non_nullable_nulls(obj, schema)
-            apply_defaults(obj, schema)
+            schemas.prune_non_nullable_nulls(obj, schema)
+            schemas.apply_defaults(obj, schema)
 
     def validate(self, info: ResourceInfo, obj: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
         errs: list[FieldError] = []
@@ -173,23 +180,24 @@ class CustomResources:
             errs.append(FieldError.required("metadata.name", "name or generateName is required"))
         else:
             errs.extend(FieldError.invalid("metadata.name", name, m) for m in name_is_dns_subdomain(name, False))
-        schema = self._version_schema(info, obj)
+        schema, rules = self._version_schema_and_rules(info, obj)
         if schema is not None:
             body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
-            schema_errs = validate(body, schema)
+            schema_errs = schemas.validate(body, schema)
             errs.extend(schema_errs)
-            if not schema_errs:  # CEL rules see only values of their schema's types
+            if rules and not schema_errs:  # CEL rules see only values of their schema's types
                 old_body = None if old is None else {
                     k: v for k, v in old.items() if k not in ("apiVersion", "kind", "metadata")}
-                # CEL (cel-python, its grammar and its types) loads when the first custom resource is
-                # validated, not with the apiserver: most clusters never need it (issue #17 cold start)
+                # CEL (cel-python, its grammar and its types) loads when the first custom resource whose
+                # schema has rules is validated, not with the apiserver nor for a CRD without rules: most
+                # clusters never need it (issue #17 cold start; it cost a kopf test from process start ~0.4 s)
                 from kubelite.apiserver.crd.cel import validate_rules
 
                 errs.extend(validate_rules(body, old_body, schema.raw))
         return errs
 
     def validate_definition(self, crd: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
-        return list(validate_crd(crd))
+        return list(schemas.validate_crd(crd))
 
     # --- lifecycle of definitions ---
     def on_definition_change(self, crd: dict[str, Any] | None, old: dict[str, Any] | None) -> None:

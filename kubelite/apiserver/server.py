@@ -38,7 +38,6 @@ import random
 from typing import Any
 
 import msgspec
-import structlog
 
 from kubelite.api.resources import Registry, ResourceInfo
 from kubelite.api.schema import Schema
@@ -87,11 +86,12 @@ from kubelite.apiserver.scope import Scope
 from kubelite.apiserver.ssa import FieldManager
 from kubelite.clock import Clock
 from kubelite.errors import ApiError, BadRequest, InternalError, MethodNotAllowed, NotFound, StatusCause
+from kubelite.logs import get_logger
 from kubelite.store import Store, Table, Watcher
 
 __all__ = ["PATCH_TYPES", "ApiServer", "Options", "Request"]
 
-log = structlog.get_logger("kubelite.apiserver")
+log = get_logger("kubelite.apiserver")
 # verbs that address a collection rather than one object (a namespaced request may omit the namespace)
 _COLLECTION_VERBS = ("list", "watch", "deletecollection")
 # subresources whose requests carry the parent kind (converted with it to and from the request's version)

@@ -26,7 +26,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
-import structlog
 
 from kubelite.clock import Clock
 from kubelite.controllers.handler import Enqueue, EventHandler
@@ -46,7 +45,7 @@ from kubelite.informer import (
     SharedIndexInformer,
     wait_for_cache_sync,
 )
-from kubelite.logs import reconcile_context
+from kubelite.logs import get_logger, reconcile_context
 from kubelite.perturb import Perturber
 from kubelite.supervise import TaskGroup, TaskHandle, report_error
 from kubelite.workqueue import RateLimitingQueue, ShutDown
@@ -54,7 +53,7 @@ from kubelite.workqueue.default_rate_limiters import RateLimiter
 
 __all__ = ["Controller", "ControllerHealth", "ControllerStatistics"]
 
-log = structlog.get_logger("kubelite.controller")
+log = get_logger("kubelite.controller")
 
 
 class ControllerStatistics(msgspec.Struct, frozen=True, kw_only=True):

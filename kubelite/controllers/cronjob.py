@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import datetime as dt
-import zoneinfo
 from typing import Any
 
 import msgspec
@@ -141,6 +140,8 @@ def parse_schedule(spec: str) -> Schedule:
 def _tz(name: str | None) -> dt.tzinfo:
     if not name:
         return dt.UTC
+    import zoneinfo  # with the first spec.timeZone: zoneinfo loads sysconfig (issue #17, cold start)
+
     try:
         return zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):

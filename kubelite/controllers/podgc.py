@@ -24,8 +24,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import structlog
-
 from kubelite.api.types import Namespace, Node, Pod
 from kubelite.controllers.kcm import ControllerContext
 from kubelite.controllers.nodelifecycle import POD_NODE_INDEX, pod_node_index
@@ -33,10 +31,11 @@ from kubelite.controllers.predicate import Funcs
 from kubelite.controllers.reconcile import Request, Result
 from kubelite.errors import NotFound
 from kubelite.informer import Indexer
+from kubelite.logs import get_logger
 
 __all__ = ["NAME", "PodGC", "register"]
 
-log = structlog.get_logger("kubelite.podgc")
+log = get_logger("kubelite.podgc")
 
 NAME = "podgc"
 #: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as

@@ -34,7 +34,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import msgspec
-import structlog
 
 from kubelite.clock import Clock
 from kubelite.errors import (
@@ -47,6 +46,7 @@ from kubelite.errors import (
     TooManyRequests,
 )
 from kubelite.events.correlator import Event, EventCorrelator, EventNamer
+from kubelite.logs import get_logger
 
 __all__ = [
     "EVENT_TYPE_NORMAL",
@@ -68,7 +68,7 @@ _MAX_RENAMES = 8
 _RETRYABLE = (TooManyRequests, InternalError, ServiceUnavailable, ServerTimeout)
 _REF_KEYS = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
 
-log = structlog.get_logger("kubelite.events")
+log = get_logger("kubelite.events")
 
 
 def _reference(obj: Any) -> dict[str, str] | None:

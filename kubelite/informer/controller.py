@@ -23,15 +23,15 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 import anyio
-import structlog
 
 from kubelite.informer.delta_fifo import DeltaFIFO, Deltas, DeltaType, KeyedProcessFunc
 from kubelite.informer.reflector import Reflector
+from kubelite.logs import get_logger
 from kubelite.supervise import first_error, report_error
 
 __all__ = ["Controller", "DeltaHandler", "process_deltas"]
 
-log = structlog.get_logger("kubelite.informer")
+log = get_logger("kubelite.informer")
 
 _DELETED = DeltaType.DELETED
 

@@ -24,15 +24,14 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-import structlog
-
 from kubelite.clock import Clock
 from kubelite.informer.handlers import ResourceEventHandler, describe_handler
+from kubelite.logs import get_logger
 from kubelite.supervise import Supervisor, TaskHandle, report_error
 
 __all__ = ["MINIMUM_RESYNC_PERIOD", "ProcessorListener", "SharedProcessor", "determine_resync_period"]
 
-log = structlog.get_logger("kubelite.informer")
+log = get_logger("kubelite.informer")
 
 #: upstream ``minimumResyncPeriod``.
 MINIMUM_RESYNC_PERIOD = 1.0

@@ -37,7 +37,6 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 import msgspec
-import structlog
 
 from kubelite.client import Client, WatchStream
 from kubelite.clock import Clock, TimerHandle
@@ -53,11 +52,12 @@ from kubelite.errors import (
 from kubelite.informer.backoff import BackoffManager
 from kubelite.informer.meta import annotations_of
 from kubelite.informer.store import meta_namespace_key_func
+from kubelite.logs import get_logger
 from kubelite.perturb import Perturber
 
 __all__ = ["DEFAULT_PAGE_SIZE", "MIN_WATCH_TIMEOUT", "Reflector", "ReflectorStore"]
 
-log = structlog.get_logger("kubelite.informer")
+log = get_logger("kubelite.informer")
 
 #: upstream ``defaultMinWatchTimeout``: watches last a random time in [this, 2 * this).
 MIN_WATCH_TIMEOUT = 300.0

@@ -26,16 +26,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import structlog
-
 from kubelite.client import Client
 from kubelite.clock import Clock, format_time
 from kubelite.errors import ApiError, NotFound
 from kubelite.kubelet.node import LEASE_NAMESPACE, RENEW_INTERVAL, lease_body
+from kubelite.logs import get_logger
 
 __all__ = ["NODE_REPORT_INTERVAL", "NodeHeartbeat", "micro_time"]
 
-log = structlog.get_logger("kubelite.kubelet")
+log = get_logger("kubelite.kubelet")
 
 #: nodeStatusReportFrequency
 NODE_REPORT_INTERVAL = 300.0

@@ -28,8 +28,6 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-import structlog
-
 from kubelite.api.podresources import pod_requests, quantity_units
 from kubelite.client import Client
 from kubelite.clock import Clock, format_time
@@ -50,12 +48,13 @@ from kubelite.kubelet.pod_worker import NodeRuntime, PodWorker, Stage
 from kubelite.kubelet.resource_metrics import ResourceMetricsEndpoint
 from kubelite.kubelet.status import build_status
 from kubelite.kubelet.volumes import VolumeLookup
+from kubelite.logs import get_logger
 from kubelite.supervise import Supervisor, TaskHandle
 from kubelite.workload import ImageRegistry
 
 __all__ = ["DEFAULT_CAPACITY", "Kubelet"]
 
-log = structlog.get_logger("kubelite.kubelet")
+log = get_logger("kubelite.kubelet")
 
 DEFAULT_CAPACITY = {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"}
 #: what a kubelet reads through informers besides its pods and Node: volume sources, pull secrets, and the

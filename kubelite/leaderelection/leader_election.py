@@ -35,11 +35,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import anyio
-import structlog
 
 from kubelite.clock import Clock
 from kubelite.errors import ApiError, Conflict, NotFound
 from kubelite.leaderelection.resourcelock import LeaderElectionRecord, ResourceLock
+from kubelite.logs import get_logger
 from kubelite.supervise import TaskGroup
 
 __all__ = ["JITTER_FACTOR", "LeaderElectionConfig", "LeaderElector"]
@@ -47,7 +47,7 @@ __all__ = ["JITTER_FACTOR", "LeaderElectionConfig", "LeaderElector"]
 #: Upstream ``JitterFactor``: acquire retries wait retry_period * (1 + JITTER_FACTOR * U[0, 1)).
 JITTER_FACTOR = 1.2
 
-log = structlog.get_logger("kubelite.leaderelection")
+log = get_logger("kubelite.leaderelection")
 
 
 @dataclass(kw_only=True)

@@ -17,14 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import structlog
-
 from kubelite.api.resource_metrics import ResourceMetrics
 from kubelite.informer import Lister
+from kubelite.logs import get_logger
 
 __all__ = ["DEFAULT_KUBELET_PORT", "PREFERRED_ADDRESS_TYPES", "Batch", "KubeletConnector", "Scraper"]
 
-log = structlog.get_logger("kubelite.metricsserver")
+log = get_logger("kubelite.metricsserver")
 
 PREFERRED_ADDRESS_TYPES = ("Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP")
 DEFAULT_KUBELET_PORT = 10250

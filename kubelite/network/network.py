@@ -21,12 +21,11 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
-import structlog
-
 from kubelite.api.types import Node, Pod, Service
 from kubelite.clock import Clock
 from kubelite.informer import ResourceEventHandlerFuncs, SharedInformerFactory
 from kubelite.informer.meta import resource_version_of
+from kubelite.logs import get_logger
 from kubelite.network.dns import ClusterDNS
 from kubelite.network.policy import PolicySet, compile_policy
 from kubelite.network.proxy import (
@@ -41,7 +40,7 @@ from kubelite.workload import ImageRegistry
 
 __all__ = ["Network"]
 
-log = structlog.get_logger("kubelite.network")
+log = get_logger("kubelite.network")
 
 
 def _policy_key(obj: Any) -> str:

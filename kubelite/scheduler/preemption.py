@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-import structlog
 
 from kubelite.api.labels import selector_from_label_selector
 from kubelite.errors import ApiError, NotFound
+from kubelite.logs import get_logger
 from kubelite.scheduler.framework.cycle_state import CycleState
 from kubelite.scheduler.framework.fit_error import FitError
 from kubelite.scheduler.framework.interface import PostFilterResult
@@ -37,7 +37,7 @@ from kubelite.scheduler.framework.types import NodeInfo, PodInfo
 
 __all__ = ["Candidate", "Evaluator"]
 
-log = structlog.get_logger("kubelite.scheduler.preemption")
+log = get_logger("kubelite.scheduler.preemption")
 
 MIN_CANDIDATE_NODES_PERCENTAGE = 10
 MIN_CANDIDATE_NODES_ABSOLUTE = 100

@@ -32,11 +32,10 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import structlog
-
 from kubelite.api.types import Pod
 from kubelite.clock import Clock
 from kubelite.errors import ApiError, NotFound
+from kubelite.logs import get_logger
 from kubelite.scheduler.cache import Cache
 from kubelite.scheduler.event_handlers import add_all_event_handlers
 from kubelite.scheduler.explain import Explanation, Explanations
@@ -57,7 +56,7 @@ from kubelite.supervise import TaskGroup
 
 __all__ = ["Scheduler"]
 
-log = structlog.get_logger("kubelite.scheduler")
+log = get_logger("kubelite.scheduler")
 
 ASSIGNED_POD_DELETE = ClusterEvent("Pod", DELETE, "AssignedPodDelete")
 

@@ -41,14 +41,13 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import structlog
-
 from kubelite.api.labels import label_selector_matches
 from kubelite.apiserver.admission.chain import ObjectReader
 from kubelite.apiserver.admission.policy_matching import matches
 from kubelite.apiserver.request import AdmissionRequest
 from kubelite.apiserver.validation.admissionregistration import POLICY_VARIABLES
 from kubelite.errors import Status, StatusCause, StatusDetails, error_from_status
+from kubelite.logs import get_logger
 
 if TYPE_CHECKING:
     from celpy import celtypes
@@ -88,7 +87,7 @@ def _load_cel() -> None:
 
 __all__ = ["ValidatingAdmissionPolicyPlugin"]
 
-log = structlog.get_logger("kubelite.admission.validating_admission_policy")
+log = get_logger("kubelite.admission.validating_admission_policy")
 
 _GROUP = "admissionregistration.k8s.io"
 _EXEMPT_KINDS = frozenset({"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",

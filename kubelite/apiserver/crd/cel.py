@@ -46,6 +46,7 @@ from kubelite.apiserver.cel import (
     to_cel,
 )
 from kubelite.apiserver.cel.estimate import STATIC_COST_LIMIT, cost_error_message, estimate_cost
+from kubelite.apiserver.crd.rules import has_rules
 from kubelite.errors import FieldError
 
 __all__ = ["STATIC_COST_LIMIT", "compile_errors", "cost_error_message", "estimated_cost", "has_rules", "validate_rules"]
@@ -93,21 +94,6 @@ def _evaluate(rule: str, activation: Mapping[str, Any], budget: _Budget) -> tupl
         return None, str(e)
     budget.remaining -= cost
     return result, None
-
-
-def has_rules(raw: Mapping[str, Any]) -> bool:
-    """Whether a schema has any ``x-kubernetes-validations`` (so validation can skip the walk)."""
-    if raw.get("x-kubernetes-validations"):
-        return True
-    for key in ("properties",):
-        for child in (raw.get(key) or {}).values():
-            if isinstance(child, Mapping) and has_rules(child):
-                return True
-    for key in ("items", "additionalProperties"):
-        child = raw.get(key)
-        if isinstance(child, Mapping) and has_rules(child):
-            return True
-    return False
 
 
 def _error(rule: Mapping[str, Any], path: str, schema_type: str, message: str) -> FieldError:

@@ -15,13 +15,17 @@ Contract:
 from __future__ import annotations
 
 import datetime
+import functools
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cryptography import x509
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ed25519
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+if TYPE_CHECKING:
+    from cryptography import x509
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+# cryptography is imported by the functions that use it: the signer controller is registered by every
+# cluster, and cryptography's ~50 ms of imports should be paid by the first certificate issued, not by
+# every cluster start (issue #17, cold start).
 
 __all__ = ["BACKDATE", "DEFAULT_SIGNING_DURATION", "CertificateAuthority", "key_usages"]
 
@@ -36,17 +40,22 @@ _KEY_USAGE = {
     "key agreement": "key_agreement", "data encipherment": "data_encipherment", "cert sign": "key_cert_sign",
     "crl sign": "crl_sign", "encipher only": "encipher_only", "decipher only": "decipher_only",
 }
-_EXT_KEY_USAGE = {
-    "any": x509.oid.ExtendedKeyUsageOID.ANY_EXTENDED_KEY_USAGE, "server auth": ExtendedKeyUsageOID.SERVER_AUTH,
-    "client auth": ExtendedKeyUsageOID.CLIENT_AUTH, "code signing": ExtendedKeyUsageOID.CODE_SIGNING,
-    "email protection": ExtendedKeyUsageOID.EMAIL_PROTECTION, "s/mime": ExtendedKeyUsageOID.EMAIL_PROTECTION,
-    "ipsec end system": x509.ObjectIdentifier("1.3.6.1.5.5.7.3.5"),
-    "ipsec tunnel": x509.ObjectIdentifier("1.3.6.1.5.5.7.3.6"),
-    "ipsec user": x509.ObjectIdentifier("1.3.6.1.5.5.7.3.7"),
-    "timestamping": ExtendedKeyUsageOID.TIME_STAMPING, "ocsp signing": ExtendedKeyUsageOID.OCSP_SIGNING,
-    "microsoft sgc": x509.ObjectIdentifier("1.3.6.1.4.1.311.10.3.3"),
-    "netscape sgc": x509.ObjectIdentifier("2.16.840.1.113730.4.1"),
-}
+@functools.cache
+def _ext_key_usage() -> dict[str, x509.ObjectIdentifier]:
+    from cryptography import x509
+    from cryptography.x509.oid import ExtendedKeyUsageOID
+
+    return {
+        "any": ExtendedKeyUsageOID.ANY_EXTENDED_KEY_USAGE, "server auth": ExtendedKeyUsageOID.SERVER_AUTH,
+        "client auth": ExtendedKeyUsageOID.CLIENT_AUTH, "code signing": ExtendedKeyUsageOID.CODE_SIGNING,
+        "email protection": ExtendedKeyUsageOID.EMAIL_PROTECTION, "s/mime": ExtendedKeyUsageOID.EMAIL_PROTECTION,
+        "ipsec end system": x509.ObjectIdentifier("1.3.6.1.5.5.7.3.5"),
+        "ipsec tunnel": x509.ObjectIdentifier("1.3.6.1.5.5.7.3.6"),
+        "ipsec user": x509.ObjectIdentifier("1.3.6.1.5.5.7.3.7"),
+        "timestamping": ExtendedKeyUsageOID.TIME_STAMPING, "ocsp signing": ExtendedKeyUsageOID.OCSP_SIGNING,
+        "microsoft sgc": x509.ObjectIdentifier("1.3.6.1.4.1.311.10.3.3"),
+        "netscape sgc": x509.ObjectIdentifier("2.16.840.1.113730.4.1"),
+    }
 
 
 def _time(t: float) -> datetime.datetime:
@@ -56,13 +65,16 @@ def _time(t: float) -> datetime.datetime:
 def key_usages(usages: list[str]) -> tuple[x509.KeyUsage | None, list[x509.ObjectIdentifier]]:
     """``keyUsagesFromStrings``: the KeyUsage extension (None when empty) and the extended key usages,
     in the order the CSR lists them (each once)."""
+    from cryptography import x509
+
+    ext_key_usage = _ext_key_usage()
     flags = {v: False for v in set(_KEY_USAGE.values())}
     ext: list[x509.ObjectIdentifier] = []
     for u in usages:
         if u in _KEY_USAGE:
             flags[_KEY_USAGE[u]] = True
-        elif u in _EXT_KEY_USAGE and _EXT_KEY_USAGE[u] not in ext:
-            ext.append(_EXT_KEY_USAGE[u])
+        elif u in ext_key_usage and ext_key_usage[u] not in ext:
+            ext.append(ext_key_usage[u])
     if not flags["key_agreement"]:  # X.509: encipherOnly/decipherOnly only qualify keyAgreement
         flags["encipher_only"] = flags["decipher_only"] = False
     return (x509.KeyUsage(**flags) if any(flags.values()) else None), ext
@@ -76,6 +88,10 @@ class CertificateAuthority:
     @classmethod
     def generate(cls, *, rng: random.Random, now: float, common_name: str = "kubernetes") -> CertificateAuthority:
         """A self-signed CA (kubeadm's ``CN=kubernetes``, ten years) made from the cluster RNG."""
+        from cryptography import x509
+        from cryptography.hazmat.primitives.asymmetric import ed25519
+        from cryptography.x509.oid import NameOID
+
         key = ed25519.Ed25519PrivateKey.from_private_bytes(rng.randbytes(32))
         name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
         public = key.public_key()
@@ -95,6 +111,8 @@ class CertificateAuthority:
 
     @property
     def certificate_pem(self) -> bytes:
+        from cryptography.hazmat.primitives import serialization
+
         return self.certificate.public_bytes(serialization.Encoding.PEM)
 
     def sign(
@@ -102,6 +120,9 @@ class CertificateAuthority:
         expiration_seconds: int | None = None, duration: float = DEFAULT_SIGNING_DURATION,
     ) -> bytes:
         """The PEM certificate for ``csr`` (see the module docstring)."""
+        from cryptography import x509
+        from cryptography.hazmat.primitives import serialization
+
         ttl = duration if expiration_seconds is None else min(float(expiration_seconds), duration)
         not_after = min(now + ttl, self.certificate.not_valid_after_utc.timestamp())
         builder = (
@@ -126,6 +147,8 @@ class CertificateAuthority:
 
 
 def _sans(csr: x509.CertificateSigningRequest) -> list[Any]:
+    from cryptography import x509
+
     try:
         ext = csr.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
     except x509.ExtensionNotFound:

@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import base64
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-from cryptography import x509
-from cryptography.x509.oid import NameOID
 
 from kubelite.api.certificates import decode_pem_field, parse_csr
 from kubelite.api.types import CertificateSigningRequest
@@ -31,6 +29,12 @@ from kubelite.controllers.kcm import ControllerContext
 from kubelite.controllers.reconcile import Request
 from kubelite.errors import NotFound
 from kubelite.informer import Indexer
+
+if TYPE_CHECKING:
+    from cryptography import x509
+
+# cryptography (~50 ms of imports) loads with the first request this controller signs or checks, not with
+# the controller manager: most clusters never sign a certificate (issue #17, cold start).
 
 __all__ = [
     "KUBE_APISERVER_CLIENT",
@@ -72,6 +76,8 @@ def _has_true(csr: dict[str, Any], typ: str) -> bool:
 
 
 def _sans(req: x509.CertificateSigningRequest) -> x509.SubjectAlternativeName | None:
+    from cryptography import x509
+
     try:
         return req.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
     except x509.ExtensionNotFound:
@@ -93,6 +99,9 @@ def _usages_error(required: set[str]) -> str:
 
 def validate_for_signer(signer: str, req: x509.CertificateSigningRequest, usages: list[str]) -> str | None:
     """The signer's own check: None when it accepts the request, else upstream's error message."""
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
     if signer == KUBE_APISERVER_CLIENT:  # validAPIServerClientUsages
         for u in usages:
             if u not in ("digital signature", "key encipherment", "client auth"):

@@ -31,8 +31,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import structlog
-
 from kubelite.api.resources import ResourceInfo
 from kubelite.client import Client
 from kubelite.controllers.garbagecollector.discovery import Discovery
@@ -50,10 +48,11 @@ from kubelite.controllers.reconcile import Request, Result
 from kubelite.errors import Conflict, NotFound
 from kubelite.events import EventRecorder
 from kubelite.informer import Indexer
+from kubelite.logs import get_logger
 
 __all__ = ["GarbageCollector", "Monitor"]
 
-log = structlog.get_logger("kubelite.garbagecollector")
+log = get_logger("kubelite.garbagecollector")
 
 Enqueue = Callable[[Request], None]
 

@@ -29,6 +29,7 @@ from typing import Any
 
 import msgspec
 
+from kubelite.api.codec import json_decoder
 from kubelite.api.types import Job, Pod
 from kubelite.api.types.batch_v1 import JobStatus, UncountedTerminatedPods
 from kubelite.client import Client
@@ -67,7 +68,6 @@ from kubelite.supervise import gather
 __all__ = ["MAX_POD_CREATE_DELETE_PER_SYNC", "JobController", "is_job_finished"]
 
 MAX_POD_CREATE_DELETE_PER_SYNC = 500
-_decode_job = msgspec.json.Decoder(Job).decode
 _encode = msgspec.json.encode
 
 
@@ -177,7 +177,10 @@ class JobController(StatusTracker):
             self.recorder.event(shared, "Warning", "UnknownCompletionMode",
                                 "Skipped Job sync because completion mode is unknown")
             return None
-        job = _decode_job(_encode(shared))  # a private copy: the status is edited in place below
+        # a private copy: the status is edited in place below. The typed decoder is built on the first Job
+        # synced (json_decoder), not at import: building msgspec's type tree for Job (its pod template with
+        # every volume source) cost ~40 ms of every cluster's first start (issue #17, cold start).
+        job = json_decoder(Job).decode(_encode(shared))
         st = job.status = job.status or JobStatus()
         if st.uncounted_terminated_pods is None:
             st.uncounted_terminated_pods = UncountedTerminatedPods()
