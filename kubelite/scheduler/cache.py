@@ -208,6 +208,11 @@ class Cache:
 
     update_pod = add_pod
 
+    def pod_info(self, uid: str) -> PodInfo | None:
+        """The cached PodInfo of pod ``uid`` (bound or assumed), or None."""
+        entry = self._pods.get(uid)
+        return entry[0] if entry is not None else None
+
     def remove_pod(self, uid: str) -> None:
         entry = self._pods.pop(uid, None)
         if entry is not None:

@@ -273,7 +273,7 @@ def test_topology_spread_score_nodes_is_score_per_node() -> None:
     nodes = [ni for ni in cache.node_list() if rnd.random() < 0.7]
     state = CycleState()
     assert plugin.pre_score(state, pod, nodes) is None
-    assert state.read("PreScorePodTopologySpread")[3]  # some nodes are ignored
+    assert state.read("PreScorePodTopologySpread").ignored  # some nodes are ignored
     want = [plugin.score(state, pod, ni) for ni in nodes]
     assert len(set(want)) > 3
     assert plugin.score_nodes(state, pod, nodes) == want
@@ -360,7 +360,7 @@ def test_topology_spread_score_counts_follow_pod_changes() -> None:
         got, want = CycleState(), CycleState()
         assert long_lived.pre_score(got, pod, nodes) is None
         assert pod_topology_spread.new({}, handle).pre_score(want, pod, nodes) is None
-        assert got.read("PreScorePodTopologySpread")[1] == want.read("PreScorePodTopologySpread")[1], i
+        assert got.read("PreScorePodTopologySpread").raw == want.read("PreScorePodTopologySpread").raw, i
         if rnd.random() < 0.7 or not placed:
             other = PodInfo(make_pod(f"q{i}", node_name=f"n{rnd.randrange(20):02d}",
                                      labels={"app": rnd.choice(["a", "b"])}))
@@ -370,24 +370,38 @@ def test_topology_spread_score_counts_follow_pod_changes() -> None:
             cache.remove_pod(placed.pop(rnd.randrange(len(placed))).uid)
 
 
-def _plain_spread_counts(pod: PodInfo, nodes: list[NodeInfo], cluster: list[NodeInfo],
-                         keys: tuple[str, ...]) -> tuple[dict[tuple[str, str], int], set[str]]:
-    """Upstream scoring.go ``initPreScoreState`` written out plainly: every key's domains from the
-    filtered nodes, counted over every eligible cluster node (hostname: over the filtered ones only)."""
+def _plain_spread_scores(pod: PodInfo, nodes: list[NodeInfo], cluster: list[NodeInfo],
+                         keys: tuple[str, ...]) -> tuple[list[float], set[str], list[float]]:
+    """Upstream scoring.go ``initPreScoreState`` and ``Score`` written out plainly (maxSkew 1): every
+    non-hostname key's domains from the filtered nodes, counted over every eligible cluster node; a
+    hostname domain is the node itself, weighted by the number of filtered nodes not ignored. Returns
+    (raw score per filtered node, ignored nodes, weights)."""
     assert pod.pod.spec is not None
     selector = pod.pod.spec.node_selector or {}
     ignored = {ni.name for ni in nodes if not all(k in ni.labels for k in keys)}
-    counts = {(k, ni.labels[k]): 0 for k in keys for ni in nodes if ni.name not in ignored}
-    filtered = {ni.name for ni in nodes}
+    live = [ni for ni in nodes if ni.name not in ignored]
+
+    def matching(ni: NodeInfo) -> int:
+        return sum(1 for p in ni.pods if p.namespace == pod.namespace and p.labels.get("app") == "a"
+                   and not (p.pod.metadata is not None and p.pod.metadata.deletion_timestamp))
+
+    counts = {(k, ni.labels[k]): 0 for k in keys if k != "kubernetes.io/hostname" for ni in live}
     for ni in cluster:
         if any(ni.labels.get(k) != v for k, v in selector.items()) or not all(k in ni.labels for k in keys):
             continue
-        matching = sum(1 for p in ni.pods if p.namespace == pod.namespace and p.labels.get("app") == "a"
-                       and not (p.pod.metadata is not None and p.pod.metadata.deletion_timestamp))
         for k in keys:
-            if (k != "kubernetes.io/hostname" or ni.name in filtered) and (k, ni.labels[k]) in counts:
-                counts[(k, ni.labels[k])] += matching
-    return counts, ignored
+            if (k, ni.labels[k]) in counts:
+                counts[(k, ni.labels[k])] += matching(ni)
+    weights = [math.log((len(live) if k == "kubernetes.io/hostname" else sum(1 for d, _ in counts if d == k)) + 2)
+               for k in keys]
+    raw = []
+    for ni in nodes:
+        total = 0.0
+        if ni.name not in ignored:
+            for k, w in zip(keys, weights):
+                total += (matching(ni) if k == "kubernetes.io/hostname" else counts[(k, ni.labels[k])]) * w
+        raw.append(total)
+    return raw, ignored, weights
 
 
 @pytest.mark.parametrize(("change_log", "log_limit"), [(False, 0), (True, 0), (True, 7)],
@@ -453,9 +467,11 @@ def test_topology_spread_score_totals_follow_cluster_changes(
         nodes = [ni for ni in cluster if rnd.random() < 0.6]
         state = CycleState()
         assert plugin.pre_score(state, pod, nodes) is None
-        _, counts, weights, ignored, _ = state.read("PreScorePodTopologySpread")
-        assert (counts, ignored) == _plain_spread_counts(pod, nodes, cluster, keys), i
-        assert weights == [math.log(sum(1 for d, _ in counts if d == k) + 2) for k in keys], i
+        got = state.read("PreScorePodTopologySpread")
+        raw, ignored, weights = _plain_spread_scores(pod, nodes, cluster, keys)
+        assert (got.raw, got.ignored, got.weights) == (raw, ignored, weights), i
+        assert plugin.score_nodes(state, pod, nodes) == [plugin.score(state, pod, ni) for ni in nodes] \
+            == [round(r) for r in raw], i
         roll = rnd.random()
         names = sorted(cache.nodes)
         if roll < 0.5:
