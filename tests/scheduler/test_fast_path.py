@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -437,6 +438,9 @@ def test_topology_spread_score_totals_follow_cluster_changes(
             used[names is not None] += 1
             return names, end
 
+        def nodes_with_label(self, namespace: str, key: str, value: str) -> Mapping[str, int]:
+            return self.cache.nodes_with_label(namespace, key, value)
+
     used = {True: 0, False: 0}  # log reads that reached back far enough, and those that did not
 
     def node_labels(i: int) -> dict[str, str]:
@@ -513,3 +517,57 @@ def test_select_host_falls_back_without_cpython_internals(monkeypatch: pytest.Mo
             want = ties - 1
     assert select_host(totals, rng) == want
     assert rng.getstate() == ref.getstate()
+
+
+def test_cache_label_index_follows_every_pod_placement() -> None:
+    """``Cache.nodes_with_label`` (asked first with pods already cached, then kept up to date) equals a plain
+    count over the cached pods after assumes, binds, forgets, relabels and removals."""
+    rnd = random.Random(7)
+    cache = Cache()
+    for i in range(12):
+        cache.add_node(make_node(f"n{i:02d}"))
+    live: dict[str, PodInfo] = {}
+
+    def plain(ns: str, value: str) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for ni in cache.nodes.values():
+            n = sum(1 for p in ni.pods if p.namespace == ns and p.labels.get("app") == value)
+            if n:
+                out[ni.name] = n
+        return out
+
+    asked = False
+    for i in range(400):
+        roll = rnd.random()
+        if roll < 0.45 or not live:
+            pod = PodInfo(make_pod(f"p{i}", ns=rnd.choice(["a", "b"]), node_name=f"n{rnd.randrange(12):02d}",
+                                   labels={"app": rnd.choice(["x", "y", "z"])}))
+            if rnd.random() < 0.5:
+                cache.assume_pod(pod, pod.node_name)
+            else:
+                cache.add_pod(pod)
+            live[pod.uid] = pod
+        elif roll < 0.6:  # bound elsewhere, relabelled (replaces an assumed or bound entry)
+            old = live[rnd.choice(sorted(live))]
+            pod = PodInfo(make_pod(old.name, ns=old.namespace, uid=old.uid, node_name=f"n{rnd.randrange(12):02d}",
+                                   labels={"app": rnd.choice(["x", "y"])}))
+            cache.add_pod(pod)
+            live[pod.uid] = pod
+        elif roll < 0.8:
+            uid = rnd.choice(sorted(live))
+            if cache.is_assumed(uid):
+                cache.forget_pod(live.pop(uid))
+            else:
+                cache.remove_pod(uid)
+                live.pop(uid)
+        else:
+            uid = rnd.choice(sorted(live))
+            cache.remove_pod(uid)
+            live.pop(uid)
+        if i == 50:
+            asked = True
+        if asked:
+            for ns in ("a", "b"):
+                for value in ("x", "y", "z"):
+                    assert dict(cache.nodes_with_label(ns, "app", value)) == plain(ns, value), i
+    assert live

@@ -17,13 +17,21 @@ Score (ScheduleAnyway): fewer matching pods in the node's domains is better, wei
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from operator import add, attrgetter, itemgetter
 from typing import Any
 
 import msgspec
 
-from kubelite.api.labels import Requirement, Selector, selector_from_label_selector, selector_from_set
+from kubelite.api.labels import (
+    DOUBLE_EQUALS,
+    EQUALS,
+    IN,
+    Requirement,
+    Selector,
+    selector_from_label_selector,
+    selector_from_set,
+)
 from kubelite.api.scheduling import pod_matches_node_selector_and_affinity
 from kubelite.api.types import ReplicaSet, Service, StatefulSet
 from kubelite.scheduler.framework.cycle_state import CycleState
@@ -168,8 +176,9 @@ class _DomainTotals:
                 return
         self.seq = changes(0)[1] if changes is not None else None
         nodes = handle.node_infos()
+        candidates = _candidates(handle, ns, c.selector)
         for ni in nodes:
-            self._recount(ni.name, ni, c, keys, ns, memo)
+            self._recount(ni.name, ni, c, keys, ns, memo, candidates)
         # Node names are unique, so every listed node has an entry: more entries mean some node left
         # the cluster (its contribution is stale), so count everything again.
         if len(self.by_node) > len(nodes):
@@ -177,11 +186,13 @@ class _DomainTotals:
                 d.clear()
             self.missing.clear()
             for ni in nodes:
-                self._recount(ni.name, ni, c, keys, ns, memo)
+                self._recount(ni.name, ni, c, keys, ns, memo, candidates)
 
     def _recount(self, name: str, ni: NodeInfo | None, c: _Constraint, keys: tuple[str, ...], ns: str,
-                 memo: dict[str, tuple[int, int]]) -> None:
-        """Bring node ``name``'s contribution up to date; ``ni`` None: the node is gone (or unlisted)."""
+                 memo: dict[str, tuple[int, int]], candidates: Set[str] | None = None) -> None:
+        """Bring node ``name``'s contribution up to date; ``ni`` None: the node is gone (or unlisted).
+        ``candidates``: the only nodes that can hold matching pods (the others count 0 unwalked)."""
+
         by_node, by_value, members = self.by_node, self.by_value, self.members
         hit = by_node.get(name)
         if hit is not None:
@@ -202,7 +213,7 @@ class _DomainTotals:
         labels = ni.labels
         if all(map(labels.__contains__, keys)):
             val = labels[c.key]
-            n = _node_count(memo, ni, c, ns)
+            n = _node_count(memo, ni, c, ns) if candidates is None or name in candidates else 0
             by_value[val] = by_value.get(val, 0) + n
             members[val] = members.get(val, 0) + 1
             by_node[name] = (ni.generation, val, n)
@@ -234,6 +245,27 @@ class _ScoreState:
             index = self._index = {n: i for i, n in enumerate(self.names)}
         i = index.get(name)
         return 0.0 if i is None else self.raw[i]
+
+
+def _candidates(handle: Any, ns: str, selector: Selector) -> Set[str] | None:
+    """The nodes that can hold pods of ``ns`` matching ``selector``: those with a pod carrying one of the
+    values of the selector's most selective ``in``/``=`` requirement, from the scheduler cache's label index
+    (every other node has no matching pod); None when the handle has no index or the selector no such
+    requirement (then every node's pods are counted)."""
+    lookup = getattr(handle, "nodes_with_label", None)
+    if lookup is None:
+        return None
+    best: Set[str] | None = None
+    for r in selector.requirements:
+        if r.operator not in (IN, EQUALS, DOUBLE_EQUALS) or not r.values:
+            continue
+        if len(r.values) == 1:
+            nodes: Set[str] = lookup(ns, r.key, r.values[0]).keys()
+        else:
+            nodes = set().union(*(lookup(ns, r.key, v).keys() for v in r.values))
+        if best is None or len(nodes) < len(best):
+            best = nodes
+    return best
 
 
 def _terminating(pod: PodInfo) -> bool:
@@ -344,16 +376,18 @@ class PodTopologySpread:
         remembered = self._remembered
         if len(remembered) > _MAX_REMEMBERED_SELECTORS:
             remembered.clear()
-        per_constraint = [(c, c.key, remembered.setdefault((ns, c.selector), {})) for c in cs]
+        per_constraint = [(c, c.key, remembered.setdefault((ns, c.selector), {}), _candidates(self.handle, ns, c.selector))
+                          for c in cs]
         for ni in nodes:
             labels = ni.labels
             if affinity and not pod_matches_node_selector_and_affinity(spec, labels, ni.name):
                 continue
             if not all(map(labels.__contains__, keys)):
                 continue
-            for c, ckey, memo in per_constraint:
+            for c, ckey, memo, cand in per_constraint:
                 key = (ckey, labels[ckey])
-                counts[key] = counts.get(key, 0) + _node_count(memo, ni, c, ns)
+                n = _node_count(memo, ni, c, ns) if cand is None or ni.name in cand else 0
+                counts[key] = counts.get(key, 0) + n
         state.write(_PRE_FILTER, s)
         return None, None
 
