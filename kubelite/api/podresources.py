@@ -43,12 +43,6 @@ def container_requests(container: Mapping[str, Any]) -> dict[str, int]:
     return req
 
 
-def _as_dict(pod: Any) -> Mapping[str, Any]:
-    if isinstance(pod, msgspec.Struct):
-        return msgspec.to_builtins(pod)  # type: ignore[no-any-return]
-    return pod  # type: ignore[no-any-return]
-
-
 def _add(into: dict[str, int], other: Mapping[str, int]) -> None:
     for k, v in other.items():
         into[k] = into.get(k, 0) + v
@@ -60,8 +54,16 @@ def _max(into: dict[str, int], other: Mapping[str, int]) -> None:
             into[k] = v
 
 
+def _spec(pod: Any) -> Mapping[str, Any]:
+    """The pod's spec as a mapping (a Struct pod converts only its spec: nothing else is read)."""
+    if isinstance(pod, msgspec.Struct):
+        spec = getattr(pod, "spec", None)
+        return msgspec.to_builtins(spec) if spec is not None else {}  # type: ignore[no-any-return]
+    return pod.get("spec") or {}  # type: ignore[no-any-return]
+
+
 def _aggregate(pod: Any, per_container: Any) -> dict[str, int]:
-    spec = _as_dict(pod).get("spec") or {}
+    spec = _spec(pod)
     total: dict[str, int] = {}
     for c in spec.get("containers") or ():
         _add(total, per_container(c))

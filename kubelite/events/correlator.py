@@ -87,13 +87,12 @@ def _source_and_object(event: Event) -> tuple[str, ...]:
     )
 
 
-def event_key(event: Event) -> tuple[str, ...]:
-    """Upstream ``getEventKey``: source, involvedObject (with fieldPath), type, reason, message."""
+def event_key(event: Event, source_and_object: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """Upstream ``getEventKey``: source, involvedObject (with fieldPath), type, reason, message
+    (``source_and_object``: the event's :func:`spam_key`, when the caller has it already)."""
     io = event.get("involvedObject") or _EMPTY
-    return (
-        *_source_and_object(event), io.get("fieldPath", ""), event.get("type", ""), event.get("reason", ""),
-        event.get("message", ""),
-    )
+    so = _source_and_object(event) if source_and_object is None else source_and_object
+    return (*so, io.get("fieldPath", ""), event.get("type", ""), event.get("reason", ""), event.get("message", ""))
 
 
 def spam_key(event: Event) -> tuple[str, ...]:
@@ -101,12 +100,12 @@ def spam_key(event: Event) -> tuple[str, ...]:
     return _source_and_object(event)
 
 
-def aggregator_by_reason(event: Event) -> tuple[tuple[str, ...], str]:
+def aggregator_by_reason(event: Event, source_and_object: tuple[str, ...] | None = None,
+                         ) -> tuple[tuple[str, ...], str]:
     """Upstream ``EventAggregatorByReasonFunc``: (aggregate key, local key = message)."""
-    key = (
-        *_source_and_object(event), event.get("type", ""), event.get("reason", ""),
-        event.get("reportingComponent", ""), event.get("reportingInstance", ""),
-    )
+    so = _source_and_object(event) if source_and_object is None else source_and_object
+    key = (*so, event.get("type", ""), event.get("reason", ""), event.get("reportingComponent", ""),
+           event.get("reportingInstance", ""))
     return key, event.get("message", "")
 
 
@@ -171,16 +170,16 @@ class EventSourceObjectSpamFilter:
         self._qps = qps
         self._clock = clock
 
-    def filter(self, event: Event) -> bool:
-        """True if the event must be dropped."""
-        key = spam_key(event)
+    def filter(self, event: Event, key: tuple[str, ...] | None = None) -> bool:
+        """True if the event must be dropped (``key``: its :func:`spam_key`, when the caller has it)."""
+        if key is None:
+            key = spam_key(event)
         now = self._clock.now()
-        bucket = self._cache.get(key)
+        bucket = self._cache.get(key)  # a hit is now the most recently used, as upstream's Get then Add
         if bucket is None:
             bucket = TokenBucket(self._qps, self._burst, now)
-        dropped = not bucket.try_accept(now)
-        self._cache.add(key, bucket)
-        return dropped
+            self._cache.add(key, bucket)
+        return not bucket.try_accept(now)
 
 
 class _AggregateRecord:
@@ -212,17 +211,21 @@ class EventAggregator:
         self._max_events = max_events
         self._max_interval = max_interval_seconds
 
-    def aggregate(self, event: Event) -> tuple[Event, tuple[str, ...]]:
-        """``EventAggregate``: the event to write (maybe an aggregate) and its cache key for the logger."""
+    def aggregate(self, event: Event, source_and_object: tuple[str, ...] | None = None,
+                  ) -> tuple[Event, tuple[str, ...]]:
+        """``EventAggregate``: the event to write (maybe an aggregate) and its cache key for the logger
+        (``source_and_object``: the event's :func:`spam_key`, when the caller has it)."""
         now = self._clock.now()
-        key = event_key(event)
-        aggregate_key, local_key = self._key_func(event)
-        record = self._cache.get(aggregate_key)
+        so = _source_and_object(event) if source_and_object is None else source_and_object
+        key = event_key(event, so)
+        aggregate_key, local_key = (aggregator_by_reason(event, so) if self._key_func is aggregator_by_reason
+                                    else self._key_func(event))
+        record = self._cache.get(aggregate_key)  # a hit is now the most recently used, as Get then Add
         if record is None or now - record.last_timestamp > self._max_interval:
             record = _AggregateRecord(now)
+            self._cache.add(aggregate_key, record)
         record.local_keys[local_key] = None
         record.last_timestamp = now
-        self._cache.add(aggregate_key, record)
         if len(record.local_keys) < self._max_events:
             return event, key
         # Keep the set at max_events - 1 so the next distinct message aggregates too; upstream pops an
@@ -313,9 +316,11 @@ class EventCorrelator:
     def correlate(self, event: Event) -> CorrelateResult:
         """Aggregate, de-duplicate and rate-limit ``event`` (client-go ``EventCorrelator.EventCorrelate``): the event
         to create or the patch to apply, or skip."""
-        aggregated, key = self._aggregator.aggregate(event)
+        # The aggregate copy keeps the source and involvedObject, so one key serves all three steps.
+        so = spam_key(event)
+        aggregated, key = self._aggregator.aggregate(event, so)
         observed, patch = self._logger.observe(aggregated, key)
-        if self._filter.filter(observed):
+        if self._filter.filter(observed, so):
             return CorrelateResult(None, None, True)
         return CorrelateResult(observed, patch)
 

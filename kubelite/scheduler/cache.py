@@ -23,7 +23,7 @@ Follows ``pkg/scheduler/backend/cache/cache.go`` and ``backend/queue/nominator.g
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Mapping, Set
 
 from kubelite.api.types import Node
 from kubelite.scheduler.framework.types import NodeInfo, PodInfo
@@ -32,6 +32,7 @@ __all__ = ["CHANGE_LOG_LIMIT", "Cache", "Nominator"]
 
 #: node names kept in the change log before its older half is dropped (readers behind it recount)
 CHANGE_LOG_LIMIT = 1 << 16
+_NO_NODES: Mapping[str, int] = {}
 
 
 class Nominator:
@@ -100,6 +101,9 @@ class Cache:
         #: names of the nodes changed, oldest first; ``_log[0]`` has sequence number ``_log_base``
         self._log: list[str] = []
         self._log_base = 0
+        #: label key -> (namespace, value) -> node name -> how many of the node's pods (bound or assumed)
+        #: carry that label; kept only for the keys someone asked about (:meth:`nodes_with_label`)
+        self._label_index: dict[str, dict[tuple[str, str], dict[str, int]]] = {}
 
     def _touch(self, name: str) -> None:
         log = self._log
@@ -108,6 +112,22 @@ class Cache:
             drop = len(log) // 2
             del log[:drop]
             self._log_base += drop
+
+    def nodes_with_label(self, namespace: str, key: str, value: str) -> Mapping[str, int]:
+        """The nodes holding pods of ``namespace`` labelled ``key=value``, with how many each (a live view; do
+        not keep it across changes). The first question about a key indexes every cached pod once; from then on
+        the index follows every pod placement, so a new selector's matching pods are found without walking
+        every node's pods (PodTopologySpread's first count for a new workload)."""
+        idx = self._label_index.get(key)
+        if idx is None:
+            idx = self._label_index[key] = {}
+            for pod, node_name, _ in self._pods.values():
+                _index_label(idx, key, pod, node_name, 1)
+        return idx.get((namespace, value)) or _NO_NODES
+
+    def _index_pod(self, pod: PodInfo, node_name: str, delta: int) -> None:
+        for key, idx in self._label_index.items():
+            _index_label(idx, key, pod, node_name, delta)
 
     def changes_since(self, seq: int) -> tuple[list[str] | None, int]:
         """(names of the nodes changed since sequence number ``seq``, possibly repeated, or None when
@@ -183,6 +203,7 @@ class Cache:
         self._node_for(node_name).add_pod(pod)
         self._touch(node_name)
         self._count(pod, 1)
+        self._index_pod(pod, node_name, 1)
         self._pods[pod.uid] = (pod, node_name, True)
 
     def forget_pod(self, pod: PodInfo) -> None:
@@ -204,9 +225,15 @@ class Cache:
         self._node_for(pod.node_name).add_pod(pod)
         self._touch(pod.node_name)
         self._count(pod, 1)
+        self._index_pod(pod, pod.node_name, 1)
         self._pods[pod.uid] = (pod, pod.node_name, False)
 
     update_pod = add_pod
+
+    def pod_info(self, uid: str) -> PodInfo | None:
+        """The cached PodInfo of pod ``uid`` (bound or assumed), or None."""
+        entry = self._pods.get(uid)
+        return entry[0] if entry is not None else None
 
     def remove_pod(self, uid: str) -> None:
         entry = self._pods.pop(uid, None)
@@ -221,6 +248,7 @@ class Cache:
 
     def _remove_from_node(self, pod: PodInfo, node_name: str) -> None:
         self._count(pod, -1)
+        self._index_pod(pod, node_name, -1)
         ni = self.nodes.get(node_name)
         if ni is None:
             return
@@ -234,3 +262,21 @@ class Cache:
 
     def assumed_count(self) -> int:
         return sum(1 for e in self._pods.values() if e[2])
+
+
+def _index_label(idx: dict[tuple[str, str], dict[str, int]], key: str, pod: PodInfo, node_name: str,
+                 delta: int) -> None:
+    value = pod.labels.get(key)
+    if value is None:
+        return
+    k = (pod.namespace, value)
+    nodes = idx.get(k)
+    if nodes is None:
+        nodes = idx[k] = {}
+    n = nodes.get(node_name, 0) + delta
+    if n > 0:
+        nodes[node_name] = n
+    else:
+        nodes.pop(node_name, None)
+        if not nodes:
+            del idx[k]

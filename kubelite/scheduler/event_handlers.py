@@ -67,12 +67,22 @@ def node_update_action(old: Node, new: Node) -> int:
 
 
 def pod_update_action(old: Pod, new: Pod) -> int:
+    """Upstream ``podSchedulingPropertiesChange``: label changes and request changes (``extractPodScaleDown``).
+    Requests derive from the spec alone (:func:`~kubelite.api.podresources.pod_requests`), so an unchanged
+    spec (a status update) has unchanged requests."""
     action = 0
     if (old.metadata.labels if old.metadata else None) != (new.metadata.labels if new.metadata else None):
         action |= UPDATE_POD_LABEL
-    if PodInfo(old).requests != PodInfo(new).requests:
+    if old.spec != new.spec and PodInfo(old).requests != PodInfo(new).requests:
         action |= UPDATE_POD_SCALE_DOWN
     return action
+
+
+def _uid(pod: Pod) -> str:
+    """The pod's uid as its PodInfo has it (``namespace/name`` for a pod without one)."""
+    m = pod.metadata
+    assert m is not None
+    return m.uid or f"{m.namespace or ''}/{m.name or ''}"
 
 
 def _spec_changed(old: Pod, new: Pod) -> bool:
@@ -128,11 +138,13 @@ def add_all_event_handlers(s: Scheduler) -> None:
 
     def pod_update(old: Pod, new: Pod) -> None:
         if _assigned(new):
+            uid = _uid(new)
             if _terminal(new):
-                cache.remove_pod(PodInfo(new).uid)
+                cache.remove_pod(uid)
                 queue.move_all_to_active_or_backoff(_POD_DELETE, old, None)
                 return
-            pi = PodInfo(new)
+            cached = cache.pod_info(uid)
+            pi = cached.updated(new) if cached is not None else PodInfo(new)
             was_assigned = _assigned(old)
             cache.add_pod(pi)
             if not was_assigned:

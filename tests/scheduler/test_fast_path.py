@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -273,7 +274,7 @@ def test_topology_spread_score_nodes_is_score_per_node() -> None:
     nodes = [ni for ni in cache.node_list() if rnd.random() < 0.7]
     state = CycleState()
     assert plugin.pre_score(state, pod, nodes) is None
-    assert state.read("PreScorePodTopologySpread")[3]  # some nodes are ignored
+    assert state.read("PreScorePodTopologySpread").ignored  # some nodes are ignored
     want = [plugin.score(state, pod, ni) for ni in nodes]
     assert len(set(want)) > 3
     assert plugin.score_nodes(state, pod, nodes) == want
@@ -360,7 +361,7 @@ def test_topology_spread_score_counts_follow_pod_changes() -> None:
         got, want = CycleState(), CycleState()
         assert long_lived.pre_score(got, pod, nodes) is None
         assert pod_topology_spread.new({}, handle).pre_score(want, pod, nodes) is None
-        assert got.read("PreScorePodTopologySpread")[1] == want.read("PreScorePodTopologySpread")[1], i
+        assert got.read("PreScorePodTopologySpread").raw == want.read("PreScorePodTopologySpread").raw, i
         if rnd.random() < 0.7 or not placed:
             other = PodInfo(make_pod(f"q{i}", node_name=f"n{rnd.randrange(20):02d}",
                                      labels={"app": rnd.choice(["a", "b"])}))
@@ -370,24 +371,38 @@ def test_topology_spread_score_counts_follow_pod_changes() -> None:
             cache.remove_pod(placed.pop(rnd.randrange(len(placed))).uid)
 
 
-def _plain_spread_counts(pod: PodInfo, nodes: list[NodeInfo], cluster: list[NodeInfo],
-                         keys: tuple[str, ...]) -> tuple[dict[tuple[str, str], int], set[str]]:
-    """Upstream scoring.go ``initPreScoreState`` written out plainly: every key's domains from the
-    filtered nodes, counted over every eligible cluster node (hostname: over the filtered ones only)."""
+def _plain_spread_scores(pod: PodInfo, nodes: list[NodeInfo], cluster: list[NodeInfo],
+                         keys: tuple[str, ...]) -> tuple[list[float], set[str], list[float]]:
+    """Upstream scoring.go ``initPreScoreState`` and ``Score`` written out plainly (maxSkew 1): every
+    non-hostname key's domains from the filtered nodes, counted over every eligible cluster node; a
+    hostname domain is the node itself, weighted by the number of filtered nodes not ignored. Returns
+    (raw score per filtered node, ignored nodes, weights)."""
     assert pod.pod.spec is not None
     selector = pod.pod.spec.node_selector or {}
     ignored = {ni.name for ni in nodes if not all(k in ni.labels for k in keys)}
-    counts = {(k, ni.labels[k]): 0 for k in keys for ni in nodes if ni.name not in ignored}
-    filtered = {ni.name for ni in nodes}
+    live = [ni for ni in nodes if ni.name not in ignored]
+
+    def matching(ni: NodeInfo) -> int:
+        return sum(1 for p in ni.pods if p.namespace == pod.namespace and p.labels.get("app") == "a"
+                   and not (p.pod.metadata is not None and p.pod.metadata.deletion_timestamp))
+
+    counts = {(k, ni.labels[k]): 0 for k in keys if k != "kubernetes.io/hostname" for ni in live}
     for ni in cluster:
         if any(ni.labels.get(k) != v for k, v in selector.items()) or not all(k in ni.labels for k in keys):
             continue
-        matching = sum(1 for p in ni.pods if p.namespace == pod.namespace and p.labels.get("app") == "a"
-                       and not (p.pod.metadata is not None and p.pod.metadata.deletion_timestamp))
         for k in keys:
-            if (k != "kubernetes.io/hostname" or ni.name in filtered) and (k, ni.labels[k]) in counts:
-                counts[(k, ni.labels[k])] += matching
-    return counts, ignored
+            if (k, ni.labels[k]) in counts:
+                counts[(k, ni.labels[k])] += matching(ni)
+    weights = [math.log((len(live) if k == "kubernetes.io/hostname" else sum(1 for d, _ in counts if d == k)) + 2)
+               for k in keys]
+    raw = []
+    for ni in nodes:
+        total = 0.0
+        if ni.name not in ignored:
+            for k, w in zip(keys, weights):
+                total += (matching(ni) if k == "kubernetes.io/hostname" else counts[(k, ni.labels[k])]) * w
+        raw.append(total)
+    return raw, ignored, weights
 
 
 @pytest.mark.parametrize(("change_log", "log_limit"), [(False, 0), (True, 0), (True, 7)],
@@ -423,6 +438,9 @@ def test_topology_spread_score_totals_follow_cluster_changes(
             used[names is not None] += 1
             return names, end
 
+        def nodes_with_label(self, namespace: str, key: str, value: str) -> Mapping[str, int]:
+            return self.cache.nodes_with_label(namespace, key, value)
+
     used = {True: 0, False: 0}  # log reads that reached back far enough, and those that did not
 
     def node_labels(i: int) -> dict[str, str]:
@@ -453,9 +471,11 @@ def test_topology_spread_score_totals_follow_cluster_changes(
         nodes = [ni for ni in cluster if rnd.random() < 0.6]
         state = CycleState()
         assert plugin.pre_score(state, pod, nodes) is None
-        _, counts, weights, ignored, _ = state.read("PreScorePodTopologySpread")
-        assert (counts, ignored) == _plain_spread_counts(pod, nodes, cluster, keys), i
-        assert weights == [math.log(sum(1 for d, _ in counts if d == k) + 2) for k in keys], i
+        got = state.read("PreScorePodTopologySpread")
+        raw, ignored, weights = _plain_spread_scores(pod, nodes, cluster, keys)
+        assert (got.raw, got.ignored, got.weights) == (raw, ignored, weights), i
+        assert plugin.score_nodes(state, pod, nodes) == [plugin.score(state, pod, ni) for ni in nodes] \
+            == [round(r) for r in raw], i
         roll = rnd.random()
         names = sorted(cache.nodes)
         if roll < 0.5:
@@ -497,3 +517,57 @@ def test_select_host_falls_back_without_cpython_internals(monkeypatch: pytest.Mo
             want = ties - 1
     assert select_host(totals, rng) == want
     assert rng.getstate() == ref.getstate()
+
+
+def test_cache_label_index_follows_every_pod_placement() -> None:
+    """``Cache.nodes_with_label`` (asked first with pods already cached, then kept up to date) equals a plain
+    count over the cached pods after assumes, binds, forgets, relabels and removals."""
+    rnd = random.Random(7)
+    cache = Cache()
+    for i in range(12):
+        cache.add_node(make_node(f"n{i:02d}"))
+    live: dict[str, PodInfo] = {}
+
+    def plain(ns: str, value: str) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for ni in cache.nodes.values():
+            n = sum(1 for p in ni.pods if p.namespace == ns and p.labels.get("app") == value)
+            if n:
+                out[ni.name] = n
+        return out
+
+    asked = False
+    for i in range(400):
+        roll = rnd.random()
+        if roll < 0.45 or not live:
+            pod = PodInfo(make_pod(f"p{i}", ns=rnd.choice(["a", "b"]), node_name=f"n{rnd.randrange(12):02d}",
+                                   labels={"app": rnd.choice(["x", "y", "z"])}))
+            if rnd.random() < 0.5:
+                cache.assume_pod(pod, pod.node_name)
+            else:
+                cache.add_pod(pod)
+            live[pod.uid] = pod
+        elif roll < 0.6:  # bound elsewhere, relabelled (replaces an assumed or bound entry)
+            old = live[rnd.choice(sorted(live))]
+            pod = PodInfo(make_pod(old.name, ns=old.namespace, uid=old.uid, node_name=f"n{rnd.randrange(12):02d}",
+                                   labels={"app": rnd.choice(["x", "y"])}))
+            cache.add_pod(pod)
+            live[pod.uid] = pod
+        elif roll < 0.8:
+            uid = rnd.choice(sorted(live))
+            if cache.is_assumed(uid):
+                cache.forget_pod(live.pop(uid))
+            else:
+                cache.remove_pod(uid)
+                live.pop(uid)
+        else:
+            uid = rnd.choice(sorted(live))
+            cache.remove_pod(uid)
+            live.pop(uid)
+        if i == 50:
+            asked = True
+        if asked:
+            for ns in ("a", "b"):
+                for value in ("x", "y", "z"):
+                    assert dict(cache.nodes_with_label(ns, "app", value)) == plain(ns, value), i
+    assert live

@@ -109,3 +109,32 @@ async def test_scheduling_gates_hold_pod(cluster: Cluster) -> None:
         await cluster.advance(5)
         assert sched.statistics().gated == 1 and await node_of(cluster, "gated") is None
         assert sched.statistics().attempts == {"scheduled": 0, "unschedulable": 0, "error": 0}
+
+
+_BASE = {"cpu": "500m", "memory": "1Gi", "node_name": "n1", "labels": {"app": "web"}, "priority": 5,
+         "ports": [{"containerPort": 80, "hostPort": 8080}]}
+
+
+@pytest.mark.parametrize(("change", "shared"), [
+    ({"status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}, True),
+    ({"cpu": "750m"}, False),
+    ({"labels": {"app": "api"}}, False),
+    ({"priority": 7}, False),
+    ({"ports": [{"containerPort": 80, "hostPort": 9090}]}, False),
+], ids=["status-only", "requests", "labels", "priority", "host-ports"])
+def test_pod_info_updated_shares_only_what_did_not_change(change: dict[str, Any], shared: bool) -> None:
+    """``PodInfo.updated`` (upstream ``PodInfo.Update``) reuses what it derived from the identity, labels and
+    spec when only the status moved (a kubelet's status write); any other change is derived afresh, and the
+    result always equals a PodInfo built from scratch."""
+    from tests.scheduler.helpers import _decode_pod, _encode, pod_dict
+
+    old = PodInfo(_decode_pod(_encode(pod_dict("p", **_BASE))))
+    kw = {**_BASE, **{k: v for k, v in change.items() if k != "status"}}
+    body = pod_dict("p", **kw)
+    if "status" in change:
+        body["status"] = change["status"]
+    new = _decode_pod(_encode(body))
+    got, fresh = old.updated(new), PodInfo(new)
+    assert got.pod is new and old.pod is not new
+    assert {s: getattr(got, s) for s in PodInfo.__slots__} == {s: getattr(fresh, s) for s in PodInfo.__slots__}
+    assert (got.requests is old.requests) is shared

@@ -23,6 +23,8 @@ from kubelite.controllers.nodelifecycle.node_lifecycle_controller import (
     NodeLifecycleController,
 )
 from kubelite.controllers.nodelifecycle.taint_eviction import TaintEvictionController
+from kubelite.controllers.nodelifecycle.taints import no_execute_taints
+from kubelite.controllers.predicate import Funcs
 from kubelite.controllers.reconcile import Request
 
 __all__ = ["NAME", "POD_NODE_INDEX", "NodeLifecycleConfig", "pod_node_index", "register"]
@@ -40,6 +42,12 @@ def pod_node_index(pod: Any) -> list[str]:
 
 def _no_requests(_obj: Any) -> list[Request]:
     return []
+
+
+def _no_execute_taints_changed(old: Node, new: Node) -> bool:
+    """Upstream ``NodeUpdated`` of the taint-eviction controller returns at once when the node's NoExecute
+    taints are unchanged, so a node status write costs no walk over the node's pods."""
+    return no_execute_taints(old) != no_execute_taints(new)
 
 
 def register(ctx: ControllerContext) -> None:
@@ -60,5 +68,6 @@ def register(ctx: ControllerContext) -> None:
     eviction = TaintEvictionController(client=ctx.client, clock=ctx.clock, nodes=nodes, pods=pods,
                                        recorder=ctx.recorder("taint-eviction-controller"))
     (ctx.manager.controller("taint-eviction-controller")
-        .watches(Pod, eviction.pod_requests).watches(Node, eviction.node_requests)
+        .watches(Pod, eviction.pod_requests)
+        .watches(Node, eviction.node_requests, Funcs(update=_no_execute_taints_changed))
         .with_max_concurrent_reconciles(workers).complete(eviction))

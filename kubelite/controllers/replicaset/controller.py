@@ -74,7 +74,9 @@ def _rs_key(namespace: str, name: str) -> str:
 class PodHandler(OwnedObjectHandler):
     """The toolkit's owned-pod handler plus the :class:`PodTracker` feed. The tracker is the handler's view of
     the cache, so it is emptied whenever the controller registers the handler (start or restart: the informer
-    then replays its cache as adds)."""
+    then replays its cache as adds). It tracks only pods whose controllerRef names this controller's kind: the
+    only owners it is asked about (the ReplicationController manager ignores ReplicaSet pods, as upstream's
+    ``resolveControllerRef`` compares the Kind)."""
 
     def __init__(self, rsc: ReplicaSetController) -> None:
         super().__init__(rsc.kind.__name__, rsc.rss, expectations=rsc.expectations, enqueue_after=rsc.enqueue_after)
@@ -83,20 +85,28 @@ class PodHandler(OwnedObjectHandler):
     def reset(self) -> None:
         self.tracker.clear()
 
+    def _ours(self, pod: Any) -> bool:
+        ref = controller_ref(pod)
+        return ref is not None and ref.kind == self.owner_kind
+
     def create(self, obj: Any, enqueue: Enqueue) -> None:
-        self.tracker.observe(unwrap(obj))
+        pod = unwrap(obj)
+        if self._ours(pod):
+            self.tracker.observe(pod)
         super().create(obj, enqueue)
 
     def update(self, old_obj: Any, new_obj: Any, enqueue: Enqueue) -> None:
         old, cur = unwrap(old_obj), unwrap(new_obj)
         if old.metadata.resource_version != cur.metadata.resource_version:
-            if controller_ref(cur) != controller_ref(old):
+            if controller_ref(cur) != controller_ref(old) and self._ours(old):
                 self.tracker.forget(old)
-            self.tracker.observe(cur)
+            if self._ours(cur):
+                self.tracker.observe(cur)
         super().update(old, cur, enqueue)
 
     def deleted(self, obj: Any, enqueue: Enqueue, *, final: bool) -> None:
-        self.tracker.forget(obj)
+        if self._ours(obj):
+            self.tracker.forget(obj)
         super().deleted(obj, enqueue, final=final)
 
 

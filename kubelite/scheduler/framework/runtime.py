@@ -110,6 +110,10 @@ class Framework:
         """The cache's change log (:meth:`~kubelite.scheduler.cache.Cache.changes_since`)."""
         return self._cache.changes_since(seq)
 
+    def nodes_with_label(self, namespace: str, key: str, value: str) -> Mapping[str, int]:
+        """The cache's label index (:meth:`~kubelite.scheduler.cache.Cache.nodes_with_label`)."""
+        return self._cache.nodes_with_label(namespace, key, value)
+
     def cluster_pods_with_affinity(self) -> tuple[int, int]:
         """(pods with any pod affinity term, pods with required anti-affinity) in the cache."""
         return self._cache.pods_with_affinity, self._cache.pods_with_required_anti_affinity

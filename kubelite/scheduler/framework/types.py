@@ -165,6 +165,22 @@ class PodInfo:
         """The PodInfo of ``pod`` (``framework.NewPodInfo``)."""
         return cls(pod)
 
+    def updated(self, pod: Pod) -> PodInfo:
+        """The PodInfo of ``pod``, a newer version of this one's pod. Everything a PodInfo derives comes from
+        the pod's identity, labels and spec, so when those are unchanged (a status update: most pod writes) the
+        derived fields are shared instead of recomputed, as upstream ``PodInfo.Update`` keeps them for the same
+        pod; otherwise it is built afresh. This PodInfo itself is not changed."""
+        om, nm = self.pod.metadata, pod.metadata
+        if (om is None or nm is None or om.uid != nm.uid or om.name != nm.name or om.namespace != nm.namespace
+                or om.labels != nm.labels or om.creation_timestamp != nm.creation_timestamp
+                or self.pod.spec != pod.spec):
+            return PodInfo(pod)
+        pi: PodInfo = object.__new__(PodInfo)
+        for slot in _POD_INFO_SLOTS:
+            setattr(pi, slot, getattr(self, slot))
+        pi.pod = pod
+        return pi
+
     @property
     def has_affinity(self) -> bool:
         """Whether the pod has any (anti-)affinity term, required or preferred."""
@@ -173,6 +189,9 @@ class PodInfo:
 
     def __repr__(self) -> str:
         return f"PodInfo({self.key})"
+
+
+_POD_INFO_SLOTS = PodInfo.__slots__
 
 
 class QueuedPodInfo:

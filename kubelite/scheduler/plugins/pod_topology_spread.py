@@ -17,12 +17,21 @@ Score (ScheduleAnyway): fewer matching pods in the node's domains is better, wei
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
+from operator import add, attrgetter, itemgetter
 from typing import Any
 
 import msgspec
 
-from kubelite.api.labels import Requirement, Selector, selector_from_label_selector, selector_from_set
+from kubelite.api.labels import (
+    DOUBLE_EQUALS,
+    EQUALS,
+    IN,
+    Requirement,
+    Selector,
+    selector_from_label_selector,
+    selector_from_set,
+)
 from kubelite.api.scheduling import pod_matches_node_selector_and_affinity
 from kubelite.api.types import ReplicaSet, Service, StatefulSet
 from kubelite.scheduler.framework.cycle_state import CycleState
@@ -57,6 +66,8 @@ _LABEL_NOT_MATCH = Status(UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_
 _CONSTRAINTS_NOT_MATCH = Status(UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH, plugin=NAME)
 #: distinct (namespace, selector) pairs whose per-node counts are remembered before starting over
 _MAX_REMEMBERED_SELECTORS = 64
+_NAME = attrgetter("name")
+_LABELS = attrgetter("labels")
 
 
 class _Constraint:
@@ -129,13 +140,14 @@ def _node_count(memo: dict[str, tuple[int, int]], ni: NodeInfo, c: _Constraint, 
 
 class _DomainTotals:
     """Per value of one topology key, the pods matching a constraint on the cluster's nodes that carry
-    every key of the pod's constraints. Kept across cycles and brought up to date from the cache's
-    change log (:meth:`~kubelite.scheduler.cache.Cache.changes_since`): a cycle recounts only the nodes
-    changed since the last one (usually the one node the previous pod was assumed on), so it never walks
-    every node. Without a log (a handle that has none) or behind its start, it recounts every node whose
-    generation moved and starts over when nodes were removed."""
+    every key of the pod's constraints; per node, its own matching pods (the hostname constraint's
+    count) and whether it lacks a key (upstream's ignored nodes). Kept across cycles and brought up to
+    date from the cache's change log (:meth:`~kubelite.scheduler.cache.Cache.changes_since`): a cycle
+    recounts only the nodes changed since the last one (usually the one node the previous pod was
+    assumed on), so it never walks every node. Without a log (a handle that has none) or behind its
+    start, it recounts every node whose generation moved and starts over when nodes were removed."""
 
-    __slots__ = ("by_node", "by_value", "members", "seq")
+    __slots__ = ("by_node", "by_value", "count_of", "members", "missing", "seq")
 
     def __init__(self) -> None:
         #: node name -> (node generation, its value or None without every key, its matching pods)
@@ -143,11 +155,15 @@ class _DomainTotals:
         self.by_value: dict[str, int] = {}
         #: value -> how many listed nodes with every key have it (a value no node has is no domain)
         self.members: dict[str, int] = {}
+        #: node name -> its matching pods, for the nodes with every key
+        self.count_of: dict[str, int] = {}
+        #: the listed nodes without every key
+        self.missing: set[str] = set()
         #: the change log's sequence number the totals are up to date with; None before a full count
         self.seq: int | None = None
 
     def refresh(self, handle: Any, c: _Constraint, keys: tuple[str, ...], ns: str,
-                memo: dict[str, tuple[int, int]]) -> dict[str, int]:
+                memo: dict[str, tuple[int, int]]) -> None:
         changes = getattr(handle, "node_changes_since", None)
         if changes is not None and self.seq is not None:
             names, end = changes(self.seq)
@@ -157,24 +173,26 @@ class _DomainTotals:
                     ni = node_info(name)
                     self._recount(name, ni if ni is not None and ni.node is not None else None, c, keys, ns, memo)
                 self.seq = end
-                return self.by_value
+                return
         self.seq = changes(0)[1] if changes is not None else None
         nodes = handle.node_infos()
+        candidates = _candidates(handle, ns, c.selector)
         for ni in nodes:
-            self._recount(ni.name, ni, c, keys, ns, memo)
+            self._recount(ni.name, ni, c, keys, ns, memo, candidates)
         # Node names are unique, so every listed node has an entry: more entries mean some node left
         # the cluster (its contribution is stale), so count everything again.
         if len(self.by_node) > len(nodes):
-            self.by_node.clear()
-            self.by_value.clear()
-            self.members.clear()
+            for d in (self.by_node, self.by_value, self.members, self.count_of):
+                d.clear()
+            self.missing.clear()
             for ni in nodes:
-                self._recount(ni.name, ni, c, keys, ns, memo)
-        return self.by_value
+                self._recount(ni.name, ni, c, keys, ns, memo, candidates)
 
     def _recount(self, name: str, ni: NodeInfo | None, c: _Constraint, keys: tuple[str, ...], ns: str,
-                 memo: dict[str, tuple[int, int]]) -> None:
-        """Bring node ``name``'s contribution up to date; ``ni`` None: the node is gone (or unlisted)."""
+                 memo: dict[str, tuple[int, int]], candidates: Set[str] | None = None) -> None:
+        """Bring node ``name``'s contribution up to date; ``ni`` None: the node is gone (or unlisted).
+        ``candidates``: the only nodes that can hold matching pods (the others count 0 unwalked)."""
+
         by_node, by_value, members = self.by_node, self.by_value, self.members
         hit = by_node.get(name)
         if hit is not None:
@@ -186,18 +204,68 @@ class _DomainTotals:
                 members[val] -= 1
                 if not members[val]:
                     del members[val], by_value[val]
+                del self.count_of[name]
+            else:
+                self.missing.discard(name)
         if ni is None:
             by_node.pop(name, None)
             return
         labels = ni.labels
         if all(map(labels.__contains__, keys)):
             val = labels[c.key]
-            n = _node_count(memo, ni, c, ns)
+            n = _node_count(memo, ni, c, ns) if candidates is None or name in candidates else 0
             by_value[val] = by_value.get(val, 0) + n
             members[val] = members.get(val, 0) + 1
             by_node[name] = (ni.generation, val, n)
+            self.count_of[name] = n
         else:
             by_node[name] = (ni.generation, None, 0)
+            self.missing.add(name)
+
+
+class _ScoreState:
+    """What PreScore leaves for Score and NormalizeScore: the pre-scored nodes' names, the nodes among
+    them without every key (upstream's ``IgnoredNodes``, scored 0) and each node's raw score, the sum
+    over constraints of ``count * weight + (maxSkew - 1)`` (upstream ``scoreForCount``), 0.0 when
+    ignored. Also the weights (upstream ``TopologyNormalizingWeight``), for explanations and tests."""
+
+    __slots__ = ("_index", "ignored", "names", "raw", "weights")
+
+    def __init__(self, names: list[str], raw: list[float], ignored: set[str], weights: list[float]) -> None:
+        self.names = names
+        self.raw = raw
+        self.ignored = ignored
+        self.weights = weights
+        self._index: dict[str, int] | None = None
+
+    def raw_of(self, name: str) -> float:
+        """A node's raw score (0.0 for a node that was not pre-scored: it has no domain to count)."""
+        index = self._index
+        if index is None:
+            index = self._index = {n: i for i, n in enumerate(self.names)}
+        i = index.get(name)
+        return 0.0 if i is None else self.raw[i]
+
+
+def _candidates(handle: Any, ns: str, selector: Selector) -> Set[str] | None:
+    """The nodes that can hold pods of ``ns`` matching ``selector``: those with a pod carrying one of the
+    values of the selector's most selective ``in``/``=`` requirement, from the scheduler cache's label index
+    (every other node has no matching pod); None when the handle has no index or the selector no such
+    requirement (then every node's pods are counted)."""
+    lookup = getattr(handle, "nodes_with_label", None)
+    if lookup is None:
+        return None
+    best: Set[str] | None = None
+    for r in selector.requirements:
+        if r.operator not in (IN, EQUALS, DOUBLE_EQUALS) or not r.values:
+            continue
+        if len(r.values) == 1:
+            nodes: Set[str] = lookup(ns, r.key, r.values[0]).keys()
+        else:
+            nodes = set().union(*(lookup(ns, r.key, v).keys() for v in r.values))
+        if best is None or len(nodes) < len(best):
+            best = nodes
+    return best
 
 
 def _terminating(pod: PodInfo) -> bool:
@@ -308,16 +376,18 @@ class PodTopologySpread:
         remembered = self._remembered
         if len(remembered) > _MAX_REMEMBERED_SELECTORS:
             remembered.clear()
-        per_constraint = [(c, c.key, remembered.setdefault((ns, c.selector), {})) for c in cs]
+        per_constraint = [(c, c.key, remembered.setdefault((ns, c.selector), {}), _candidates(self.handle, ns, c.selector))
+                          for c in cs]
         for ni in nodes:
             labels = ni.labels
             if affinity and not pod_matches_node_selector_and_affinity(spec, labels, ni.name):
                 continue
             if not all(map(labels.__contains__, keys)):
                 continue
-            for c, ckey, memo in per_constraint:
+            for c, ckey, memo, cand in per_constraint:
                 key = (ckey, labels[ckey])
-                counts[key] = counts.get(key, 0) + _node_count(memo, ni, c, ns)
+                n = _node_count(memo, ni, c, ns) if cand is None or ni.name in cand else 0
+                counts[key] = counts.get(key, 0) + n
         state.write(_PRE_FILTER, s)
         return None, None
 
@@ -351,21 +421,15 @@ class PodTopologySpread:
 
     # --- scoring ---
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> Status | None:
-        """Upstream scoring.go ``PreScore``/``initPreScoreState``: hostname domains are counted over the
-        filtered nodes only, every other key over all eligible nodes of the cluster."""
+        """Upstream scoring.go ``PreScore``/``initPreScoreState`` and the per-node part of ``Score``,
+        computed for every filtered node at once: hostname domains are the filtered nodes themselves
+        (a node's own matching pods, weight ``log(nodes + 2)``), every other key's domains are those of
+        the filtered nodes, counted over all eligible nodes of the cluster."""
         cs = self._constraints(pod, "ScheduleAnyway")
         if not cs:
             return _SKIP
         keys = tuple(c.key for c in cs)
-        ignored = {ni.name for ni in nodes if not all(map(ni.labels.__contains__, keys))}
-        live = [ni for ni in nodes if ni.name not in ignored] if ignored else nodes
-        # Every domain of the filtered nodes starts at 0 (upstream counts only those domains).
-        counts: dict[tuple[str, str], int] = {}
-        values: dict[str, list[str]] = {}  # topology key -> its domains, each once
-        for ckey in keys:
-            if ckey not in values:
-                vals = values[ckey] = list(dict.fromkeys([ni.labels[ckey] for ni in live]))
-                counts.update(dict.fromkeys([(ckey, v) for v in vals], 0))
+        names = list(map(_NAME, nodes))
         ns = pod.namespace
         remembered = self._remembered
         if len(remembered) > _MAX_REMEMBERED_SELECTORS:
@@ -373,88 +437,133 @@ class PodTopologySpread:
         memos = [remembered.setdefault((ns, c.selector), {}) for c in cs]
         spec = pod.pod.spec
         if spec is not None and _has_node_constraints(spec):
-            self._count_with_affinity(pod, nodes, cs, memos, counts)
+            ignored = {ni.name for ni in nodes if not all(map(ni.labels.__contains__, keys))}
+            live = [ni for ni in nodes if ni.name not in ignored] if ignored else nodes
+            per_constraint = self._counts_with_affinity(pod, live, cs, memos)
         else:
-            # Without a nodeSelector/required node affinity a node is eligible iff it has every key, so
-            # the filtered nodes that are not ignored are exactly the eligible ones among them (the
-            # scheduler passes the cache's own NodeInfos), and every other key is summed per value
-            # over the cluster by an aggregate that recounts only the nodes changed since last time.
-            totals = self._totals
-            if len(totals) > _MAX_REMEMBERED_SELECTORS:
-                totals.clear()
-            for c, memo in zip(cs, memos):
-                ckey = c.key
-                if ckey == HOSTNAME:
-                    for ni in live:
-                        hit = memo.get(ni.name)  # _node_count's memo, looked up inline (hot loop)
-                        n = hit[1] if hit is not None and hit[0] == ni.generation else _node_count(memo, ni, c, ns)
-                        if n:
-                            counts[(ckey, ni.labels[ckey])] += n
-                    continue
-                agg = totals.get((ns, c.selector, ckey, keys))
-                if agg is None:
-                    agg = totals[(ns, c.selector, ckey, keys)] = _DomainTotals()
-                by_value = agg.refresh(self.handle, c, keys, ns, memo)
-                for v in values[ckey]:
-                    counts[(ckey, v)] += by_value.get(v, 0)
-        # log(number of domains + 2) per constraint (upstream ``topologyNormalizingWeight``)
-        weights = [math.log(len(values[c.key]) + 2) for c in cs]
-        state.write(_PRE_SCORE, (cs, counts, weights, ignored, [ni.name for ni in nodes]))
+            ignored, live, per_constraint = self._counts_from_totals(ns, nodes, names, cs, keys, memos)
+        raw: list[float] | None = None
+        weights: list[float] = []
+        for c, (domains, counts) in zip(cs, per_constraint):
+            # log(number of domains + 2) per constraint (upstream ``topologyNormalizingWeight``)
+            w = math.log(domains + 2)
+            weights.append(w)
+            base = c.max_skew - 1
+            contrib = {n: n * w + base for n in set(counts)}
+            part = list(map(contrib.__getitem__, counts))
+            raw = part if raw is None else list(map(add, raw, part))
+        assert raw is not None
+        if ignored:  # ignored nodes score 0
+            it = iter(raw)
+            raw = [0.0 if n in ignored else next(it) for n in names]
+        state.write(_PRE_SCORE, _ScoreState(names, raw, ignored, weights))
         return None
 
-    def _count_with_affinity(self, pod: PodInfo, nodes: Sequence[NodeInfo], cs: list[_Constraint],
-                             memos: list[dict[str, tuple[int, int]]], counts: dict[tuple[str, str], int]) -> None:
-        """The plain walk over every cluster node, for pods whose node affinity restricts eligibility."""
-        filtered = {ni.name for ni in nodes}
-        ns = pod.namespace
-        for ni in self.handle.node_infos():
-            if not self._eligible(pod, ni, cs):
+    def _counts_from_totals(self, ns: str, nodes: Sequence[NodeInfo], names: list[str], cs: list[_Constraint],
+                            keys: tuple[str, ...], memos: list[dict[str, tuple[int, int]]],
+                            ) -> tuple[set[str], Sequence[NodeInfo], list[tuple[int, list[int]]]]:
+        """(ignored nodes, the others, per constraint (domains, each other node's count)) from cluster-wide
+        totals kept across cycles. Without a nodeSelector/required node affinity a node is eligible iff it
+        has every key, so the filtered nodes that are not ignored are exactly the eligible ones among them,
+        and every key's counts are summed per value over the cluster by an aggregate that recounts only
+        the nodes changed since last time."""
+        totals = self._totals
+        if len(totals) > _MAX_REMEMBERED_SELECTORS:
+            totals.clear()
+        aggs: list[_DomainTotals] = []
+        for c, memo in zip(cs, memos):
+            tk = (ns, c.selector, c.key, keys)
+            agg = totals.get(tk)
+            if agg is None:
+                agg = totals[tk] = _DomainTotals()
+            agg.refresh(self.handle, c, keys, ns, memo)
+            aggs.append(agg)
+        first = aggs[0]
+        unknown = set(names).difference(first.by_node)  # filtered nodes the handle does not list
+        if unknown:
+            for ni in nodes:
+                if ni.name in unknown:
+                    for c, agg, memo in zip(cs, aggs, memos):
+                        agg._recount(ni.name, ni, c, keys, ns, memo)
+        missing = first.missing
+        ignored = missing.intersection(names) if missing else set()
+        live = [ni for ni in nodes if ni.name not in ignored] if ignored else nodes
+        live_names = [n for n in names if n not in ignored] if ignored else names
+        out: list[tuple[int, list[int]]] = []
+        for c, agg in zip(cs, aggs):
+            if c.key == HOSTNAME:
+                out.append((len(live_names), list(map(agg.count_of.__getitem__, live_names))))
                 continue
-            for c, memo in zip(cs, memos):
-                if c.key == HOSTNAME and ni.name not in filtered:
-                    continue
-                key = (c.key, ni.labels[c.key])
-                if key in counts:
+            vals = list(map(itemgetter(c.key), map(_LABELS, live)))
+            by_value = agg.by_value
+            domain_counts = {v: by_value.get(v, 0) for v in set(vals)}
+            out.append((len(domain_counts), list(map(domain_counts.__getitem__, vals))))
+        if unknown:  # they were counted for this cycle only; the handle's own view is what lasts
+            for agg in aggs:
+                for name in unknown:
+                    agg._recount(name, None, cs[0], keys, ns, memos[0])
+        return ignored, live, out
+
+    def _counts_with_affinity(self, pod: PodInfo, live: Sequence[NodeInfo], cs: list[_Constraint],
+                              memos: list[dict[str, tuple[int, int]]]) -> list[tuple[int, list[int]]]:
+        """The plain walk over every cluster node, for pods whose node affinity restricts eligibility:
+        per constraint (domains, each live node's count)."""
+        ns = pod.namespace
+        out: list[tuple[int, list[int]]] = []
+        for c, memo in zip(cs, memos):
+            if c.key == HOSTNAME:
+                out.append((len(live), [_node_count(memo, ni, c, ns) for ni in live]))
+                continue
+            by_value = dict.fromkeys([ni.labels[c.key] for ni in live], 0)
+            for ni in self.handle.node_infos():
+                v = ni.labels.get(c.key)
+                if v in by_value and self._eligible(pod, ni, cs):
                     # the same count as _counts_pod over the node's pods, remembered per node generation
-                    counts[key] += _node_count(memo, ni, c, ns)
+                    by_value[v] += _node_count(memo, ni, c, ns)
+            out.append((len(by_value), [by_value[ni.labels[c.key]] for ni in live]))
+        return out
 
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
-        cs, counts, weights, ignored, _ = state.read(_PRE_SCORE)
-        if node.name in ignored:
-            return 0
-        total = 0.0
-        for c, w in zip(cs, weights):
-            total += counts.get((c.key, node.labels[c.key]), 0) * w + (c.max_skew - 1)
-        return round(total)
+        s: _ScoreState = state.read(_PRE_SCORE)
+        return round(s.raw_of(node.name))
 
     def score_nodes(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> list[int]:
-        """``[score(state, pod, n) for n in nodes]`` (the framework's batch form), one pass per constraint
-        over the feasible nodes with the same float arithmetic, in the same order, as :meth:`score`."""
+        """``[score(state, pod, n) for n in nodes]`` (the framework's batch form): the raw scores PreScore
+        computed, rounded, when ``nodes`` are the pre-scored ones (as the framework calls it)."""
         if type(self).score is not PodTopologySpread.score:  # a subclass's own score is called per node
             return [self.score(state, pod, ni) for ni in nodes]
-        cs, counts, weights, ignored, _ = state.read(_PRE_SCORE)
-        get = counts.get
-        totals = [0.0] * len(nodes)
-        for c, w in zip(cs, weights):
-            key, base = c.key, c.max_skew - 1
-            totals = [t if ni.name in ignored else t + (get((key, ni.labels[key]), 0) * w + base)
-                      for t, ni in zip(totals, nodes)] if ignored else \
-                     [t + (get((key, ni.labels[key]), 0) * w + base) for t, ni in zip(totals, nodes)]
-        return list(map(round, totals))  # an ignored node keeps 0.0, score's 0
+        s: _ScoreState = state.read(_PRE_SCORE)
+        if list(map(_NAME, nodes)) != s.names:
+            return [round(s.raw_of(ni.name)) for ni in nodes]
+        return list(map(round, s.raw))  # an ignored node keeps 0.0, score's 0
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> None:
-        _, _, _, ignored, nodes = state.read(_PRE_SCORE)
-        considered = [s for s, n in zip(scores, nodes) if n not in ignored]
+        """Upstream ``NormalizeScore``: ``MaxNodeScore * (max + min - score) / max`` over the nodes not
+        ignored (every one ``MaxNodeScore`` when the maximum is 0); ignored nodes score 0."""
+        s: _ScoreState = state.read(_PRE_SCORE)
+        ignored = s.ignored
+        if not ignored:
+            if not scores:
+                return
+            lo, hi = min(scores), max(scores)
+            if hi == 0:
+                scores[:] = [MAX_NODE_SCORE] * len(scores)
+            else:  # few distinct scores (nodes with the same counts score alike): map those
+                top = hi + lo
+                scores[:] = map({v: MAX_NODE_SCORE * (top - v) // hi for v in set(scores)}.__getitem__, scores)
+            return
+        nodes = s.names
+        considered = [v for v, n in zip(scores, nodes) if n not in ignored]
         if not considered:
             return
         lo, hi = min(considered), max(considered)
-        for i, s in enumerate(scores):
+        for i, v in enumerate(scores):
             if nodes[i] in ignored:
                 scores[i] = 0
             elif hi == 0:
                 scores[i] = MAX_NODE_SCORE
             else:
-                scores[i] = MAX_NODE_SCORE * (hi + lo - s) // hi
+                scores[i] = MAX_NODE_SCORE * (hi + lo - v) // hi
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [ClusterEventWithHint(ClusterEvent("Pod", ADD | UPDATE_POD_LABEL | DELETE)),

@@ -60,3 +60,27 @@ def test_condition_taints(conds: dict[str, str], unschedulable: bool, want: list
     body: dict[str, Any] = {"spec": {"unschedulable": unschedulable},
                             "status": {"conditions": [{"type": k, "status": v} for k, v in conds.items()]}}
     assert condition_taints(msgspec.convert(body, Node)) == want
+
+
+_NS = Taint(key="node.kubernetes.io/not-ready", effect="NoSchedule")
+
+
+@pytest.mark.parametrize(("old", "new", "want"), [
+    ([], [], False),
+    ([T], [T], False),
+    ([T, _NS], [T], False),
+    ([], [_NS], False),
+    ([], [T], True),
+    ([T], [], True),
+    ([T], [V], True),
+], ids=["none", "same-no-execute", "no-schedule-removed", "no-schedule-added", "no-execute-added",
+        "no-execute-removed", "no-execute-replaced"])
+def test_taint_eviction_wakes_on_node_updates_only_when_no_execute_taints_change(
+    old: list[Taint], new: list[Taint], want: bool,
+) -> None:
+    """Upstream ``NodeUpdated`` returns at once when the NoExecute taints are unchanged (a node status write),
+    so those updates never walk the node's pods."""
+    from kubelite.api.types.core_v1 import NodeSpec
+    from kubelite.controllers.nodelifecycle import _no_execute_taints_changed
+
+    assert _no_execute_taints_changed(Node(spec=NodeSpec(taints=old)), Node(spec=NodeSpec(taints=new))) is want
