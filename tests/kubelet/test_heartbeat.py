@@ -129,15 +129,52 @@ async def test_a_stopped_kubelet_stops_beating_and_a_restarted_one_beats_from_it
         assert lease1["spec"]["renewTime"] == format_time(restarted + 10, micro=True)
 
 
-async def test_a_failed_renewal_is_logged_and_the_other_nodes_renew() -> None:
+async def test_a_failed_renewal_is_retried_at_once_and_the_other_nodes_renew() -> None:
     async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
         pool = await cluster.add_nodes(3, events=False)
         assert pool is not None
-        cluster.faults.inject(500, verb="patch", resource="leases", name="node-1", times=1)
+        start = cluster.now
+        cluster.faults.inject(500, verb="update", resource="leases", name="node-1", times=1)
         await cluster.advance(15)
-        assert [k.heartbeat.renewals for k in pool] == [1, 0, 1]  # node-1's first renewal failed
+        # retryUpdateLease: the second attempt of the same beat went through
+        assert [k.heartbeat.renewals for k in pool] == [1, 1, 1]
+        lease = await cluster.client.get("leases", "node-1", namespace=LEASES)
+        assert lease["spec"]["renewTime"] == format_time(start + 10, micro=True)
+
+
+async def test_a_lease_that_cannot_be_read_is_ensured_again_after_a_backoff() -> None:
+    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
+        pool = await cluster.add_nodes(2, events=False)
+        assert pool is not None
+        start = cluster.now
+        # every update of the beat at +10 s fails (5 attempts), and so does the GET that ensures the lease:
+        # backoffEnsureLease tries again 200 ms later, re-reads the lease and renews it
+        cluster.faults.inject(500, verb="update", resource="leases", name="node-1", times=5)
+        cluster.faults.inject(500, verb="get", resource="leases", name="node-1", times=1)
+        await cluster.advance(15)
+        lease = await cluster.client.get("leases", "node-1", namespace=LEASES)
+        assert lease["spec"]["renewTime"] == format_time(start + 10.2, micro=True)
+        assert [k.heartbeat.renewals for k in pool] == [1, 1]
+        await cluster.advance(10)  # node-1 beats on its new phase, 10 s after the one that worked
+        lease = await cluster.client.get("leases", "node-1", namespace=LEASES)
+        assert lease["spec"]["renewTime"] == format_time(start + 20.2, micro=True)
+
+
+async def test_a_node_status_report_keeps_conditions_other_components_own() -> None:
+    # PatchNodeStatus is a strategic merge patch: conditions merge by type, so node-problem-detector's
+    # condition survives the kubelet's next report
+    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
+        pool = await cluster.add_nodes(1, events=False)
+        assert pool is not None
+        npd = {"type": "KernelDeadlock", "status": "False", "reason": "KernelHasNoDeadlock",
+               "lastHeartbeatTime": "2025-01-01T00:00:00Z", "lastTransitionTime": "2025-01-01T00:00:00Z"}
+        await cluster.client.patch_status("nodes", "node-0", {"status": {"conditions": [npd]}},
+                                          patch_type="strategic")
+        pool["node-0"].break_cni()  # a change: reported at the next beat
         await cluster.advance(10)
-        assert [k.heartbeat.renewals for k in pool] == [2, 1, 2]  # ... and the next one went through
+        node = await cluster.client.get("nodes", "node-0")
+        conds = {c["type"]: c for c in node["status"]["conditions"]}
+        assert conds["Ready"]["status"] == "False" and conds["KernelDeadlock"]["reason"] == "KernelHasNoDeadlock"
 
 
 async def test_a_kubelet_outside_a_pool_beats_on_a_wheel_of_its_own() -> None:
