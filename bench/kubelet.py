@@ -1,9 +1,10 @@
-"""Kubelet benchmarks (issue #5).
+"""Kubelet benchmarks (issues #5 and #17).
 
 1. **Bound pods to Running per second across 1,000 nodes**: create N pods with ``spec.nodeName`` set
    (bound), run until every one is Running (as the kubelets' pod informers see it). Two floors, measured
    in the same run on a cluster with no kubelets: the same creates alone, and the same creates followed by
-   the status patches the kubelets wrote (the API writes the pipeline cannot avoid).
+   the status patches the kubelets wrote (the API writes the pipeline cannot avoid). The kubelets' own CPU
+   per pod is the difference of the two per-CPU-second rates (with kubelets, and floor 2).
 2. **Virtual-time speed-up**: 1,000 nodes x 30 running pods with liveness+readiness probes, one
    simulated hour (leases every 10 s, node status every 5 min); simulated seconds per wall second, and the
    hour's wall and CPU seconds. Per node one pod crashes every 10 min and one hangs after 20 min (its
