@@ -1,16 +1,18 @@
-"""Kubelet benchmarks (issue #5).
+"""Kubelet benchmarks (issues #5 and #17).
 
 1. **Bound pods to Running per second across 1,000 nodes**: create N pods with ``spec.nodeName`` set
    (bound), run until every one is Running (as the kubelets' pod informers see it). Two floors, measured
    in the same run on a cluster with no kubelets: the same creates alone, and the same creates followed by
-   the status patches the kubelets wrote (the API writes the pipeline cannot avoid).
+   the status patches the kubelets wrote (the API writes the pipeline cannot avoid). The kubelets' own CPU
+   per pod is the difference of the two per-CPU-second rates (with kubelets, and floor 2).
 2. **Virtual-time speed-up**: 1,000 nodes x 30 running pods with liveness+readiness probes, one
    simulated hour (leases every 10 s, node status every 5 min); simulated seconds per wall second, and the
    hour's wall and CPU seconds. Per node one pod crashes every 10 min and one hangs after 20 min (its
    liveness probe restarts it), so the hour has the pod status writes restarts make (``HOUR_IMAGES``).
-   Floors: the hour's heartbeat writes (its lease renewals and node status reports, priced per write in
-   CPU time by issuing a few rounds of them straight through the client after the hour), and an empty
-   cluster's hour.
+   Floors, in the same run: the same nodes' hour with no pods (the kubelets doing nothing but their
+   heartbeats: the ratio to it is what the pods cost), the hour's heartbeat writes (its lease renewals and
+   node status reports, priced per write in CPU time by issuing a few rounds of them straight through the
+   client after the hour), and an empty cluster's hour.
 
 CPU seconds (``time.process_time``) are reported next to wall seconds: on a shared machine they vary far
 less, and the ratios to the floors are taken in CPU time.
@@ -127,29 +129,47 @@ class Hour(NamedTuple):
     cpu: float  # CPU seconds of the hour
     writes_cpu: float  # the floor in CPU seconds
     reports: int  # node status writes
+    leases_cpu: float  # floor: the same nodes' hour with no pods (kubelets doing nothing but heartbeats)
+    leases_wall: float
 
 
 async def _heartbeat_write_cost(cluster: Cluster, pool: NodePool, rounds: int) -> tuple[float, float]:
     """CPU seconds per Lease renewal and per Node status report issued straight through the client, as the
-    kubelets issue them (a merge patch of renewTime; a merge patch of the node conditions)."""
+    kubelets issue them (a PUT of the lease the last write returned with a new renewTime; a strategic
+    merge patch of the node conditions)."""
     client = cluster.client
     names = [k.node_name for k in pool]
     statuses = [{"conditions": k._node_status()["conditions"]} for k in pool]
+    leases = [await client.get("leases", name, namespace=LEASE_NAMESPACE) for name in names]
     t0 = time.process_time()
     for r in range(rounds):
-        body = {"spec": {"renewTime": micro_time(cluster.now + 0.5 + r * 1e-3)}}
-        for name in names:
-            body["spec"]["holderIdentity"] = name
-            await client.patch("leases", name, body, namespace=LEASE_NAMESPACE, patch_type="merge")
+        renew = micro_time(cluster.now + 0.5 + r * 1e-3)
+        for i, lease in enumerate(leases):
+            lease["spec"]["renewTime"] = renew
+            leases[i] = await client.replace(lease, namespace=LEASE_NAMESPACE)
     t1 = time.process_time()
     for name, status in zip(names, statuses, strict=True):
-        await client.patch_status("nodes", name, {"status": status}, patch_type="merge")
+        await client.patch_status("nodes", name, {"status": status}, patch_type="strategic")
     t2 = time.process_time()
     return (t1 - t0) / (rounds * len(names)), (t2 - t1) / len(names)
 
 
+async def leases_only(nodes: int, sim: float, events: bool) -> tuple[float, float]:
+    """The floor of the hour: the same nodes for the same simulated time with no pods, so the kubelets do
+    nothing but their heartbeats (a Lease renewal every 10 s, a Node status report every 5 min); CPU and
+    wall seconds."""
+    async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
+        pool = await cluster.add_nodes(nodes, events=events, capacity={"cpu": "64", "memory": "256Gi", "pods": "110"})
+        assert pool is not None
+        await cluster.advance(60)
+        t0, c0 = time.perf_counter(), time.process_time()
+        await cluster.advance(sim)
+        return time.process_time() - c0, time.perf_counter() - t0
+
+
 async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> Hour:
     sim = 3600.0 * hours
+    leases_cpu, leases_wall = await leases_only(nodes, sim, events)
     async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
         reg = ImageRegistry()
         for image, profile in HOUR_IMAGES.items():
@@ -177,7 +197,8 @@ async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> Hour
         t1 = time.perf_counter()
         await cluster.advance(sim)
         empty_wall = time.perf_counter() - t1
-    return Hour(sim / wall, sim / max(empty_wall, 1e-9), wall, renewals, patches, cpu, writes_cpu, reports)
+    return Hour(sim / wall, sim / max(empty_wall, 1e-9), wall, renewals, patches, cpu, writes_cpu, reports,
+                leases_cpu, leases_wall)
 
 
 async def main() -> None:
@@ -196,27 +217,31 @@ async def main() -> None:
             print(f"  run: {b.rate:,.0f}/s to Running ({b.cpu_rate:,.0f} per CPU-s); floors: creates "
                   f"{b.creates:,.0f}/s (ratio {b.rate / b.creates:.2f}), creates + status patches {b.writes:,.0f}/s "
                   f"(ratio {b.rate / b.writes:.2f}; per CPU-s {b.cpu_writes:,.0f}, ratio "
-                  f"{b.cpu_rate / b.cpu_writes:.2f}); {b.patches} status patches; load {_load()}")
+                  f"{b.cpu_rate / b.cpu_writes:.2f}); the kubelets' own CPU per pod "
+                  f"{(1 / b.cpu_rate - 1 / b.cpu_writes) * 1e3:.3f} ms; {b.patches} status patches; load {_load()}")
         med = statistics.median
         print(f"bound pods to Running: {med(b.rate for b in runs):,.0f}/s across {a.nodes} nodes "
               f"({med(b.cpu_rate for b in runs):,.0f} per CPU-second); floors: creates alone "
               f"{med(b.creates for b in runs):,.0f}/s (ratio {med(b.rate / b.creates for b in runs):.2f}), "
               f"creates + the same status patches {med(b.writes for b in runs):,.0f}/s "
               f"(ratio {med(b.rate / b.writes for b in runs):.2f}; per CPU-second "
-              f"{med(b.cpu_rate / b.cpu_writes for b in runs):.2f}); median of {a.runs}")
+              f"{med(b.cpu_rate / b.cpu_writes for b in runs):.2f}); the kubelets' own CPU per pod "
+              f"{med((1 / b.cpu_rate - 1 / b.cpu_writes) * 1e3 for b in runs):.3f} ms; median of {a.runs}")
     if a.only in (None, "hour"):
         hruns = [await speedup(a.nodes, a.pods, a.hours, a.events) for _ in range(a.runs)]
         for h in hruns:
-            print(f"  run: {h.speedup:,.0f}x ({h.wall:.1f} s wall, {h.cpu:.1f} s CPU); floor: the heartbeat writes "
-                  f"alone {h.writes_cpu:.1f} s CPU (ratio {h.writes_cpu / h.cpu:.2f}); empty cluster {h.empty:,.0f}x; "
-                  f"{h.renewals} lease renewals, {h.reports} node status writes, {h.patches} pod status patches; "
-                  f"load {_load()}")
+            print(f"  run: {h.speedup:,.0f}x ({h.wall:.1f} s wall, {h.cpu:.1f} s CPU); floors: the same nodes with "
+                  f"no pods (leases only) {h.leases_cpu:.1f} s CPU, {h.leases_wall:.1f} s wall (ratio "
+                  f"{h.cpu / h.leases_cpu:.2f}); the heartbeat writes priced alone {h.writes_cpu:.1f} s CPU (ratio "
+                  f"{h.writes_cpu / h.cpu:.2f}); empty cluster {h.empty:,.0f}x; {h.renewals} lease renewals, "
+                  f"{h.reports} node status writes, {h.patches} pod status patches; load {_load()}")
         med = statistics.median
         print(f"{a.nodes} nodes x {a.pods} probed pods, {a.hours:g} h: {med(h.speedup for h in hruns):,.0f}x "
               f"virtual-time speed-up ({med(h.wall for h in hruns):.1f} s wall, {med(h.cpu for h in hruns):.1f} s "
-              f"CPU; the heartbeat writes alone {med(h.writes_cpu for h in hruns):.1f} s CPU, ratio "
-              f"{med(h.writes_cpu / h.cpu for h in hruns):.2f}; empty-cluster floor {med(h.empty for h in hruns):,.0f}x;"
-              f" median of {a.runs})")
+              f"CPU; leases only {med(h.leases_cpu for h in hruns):.1f} s CPU, ratio "
+              f"{med(h.cpu / h.leases_cpu for h in hruns):.2f}; the heartbeat writes priced alone "
+              f"{med(h.writes_cpu for h in hruns):.1f} s CPU, ratio {med(h.writes_cpu / h.cpu for h in hruns):.2f}; "
+              f"empty-cluster floor {med(h.empty for h in hruns):,.0f}x; median of {a.runs})")
 
 
 def _load() -> str:

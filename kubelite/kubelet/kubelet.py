@@ -8,7 +8,8 @@ Contract:
 - **Through the API only.** Pods come from an informer on ``spec.nodeName=<node>``; ConfigMaps, Secrets,
   PVCs and Services from informers (shared through ``informers=`` and ``dns=`` when given); every write goes through the client:
   the Node (create, then status patches when something changed and every 5 min) and the Lease (an update
-  every 10 s), both by :mod:`kubelite.kubelet.heartbeat`; pod status (merge patches of ``pods/status``
+  every 10 s), both by :mod:`kubelite.kubelet.heartbeat` (on the pool's one heartbeat wheel, ``heartbeats=``,
+  or a wheel of the kubelet's own); pod status (merge patches of ``pods/status``
   with only the top-level fields that changed; nothing is sent when nothing changed; all changes of one
   instant go out as one patch); pod deletion.
 - **One timer per pod**, at the time its worker says something next happens (see
@@ -39,7 +40,7 @@ from kubelite.kubelet import eviction as ev
 from kubelite.kubelet.admission import admit, host_ports
 from kubelite.kubelet.devices import ENDPOINT_STOP_GRACE, DeviceManager, UnexpectedAdmissionError, device_ids
 from kubelite.kubelet.dns import ServiceDNS
-from kubelite.kubelet.heartbeat import NodeHeartbeat
+from kubelite.kubelet.heartbeat import HeartbeatWheel, NodeHeartbeat
 from kubelite.kubelet.images import ImageManager, docker_config_hosts
 from kubelite.kubelet.ipam import HostLocalIPAM
 from kubelite.kubelet.lifecycle import Step
@@ -76,6 +77,7 @@ class Kubelet:
         host_ip: str | None = None, reserved: Mapping[str, Any] | None = None, preload: tuple[str, ...] = (),
         sandbox_seconds: float = 0.0, attach_seconds: float = 2.0, mount_seconds: float = 0.5,
         eviction_threshold: int = ev.DEFAULT_THRESHOLD, await_pod_cidr: bool = False, dns: ServiceDNS | None = None,
+        heartbeats: HeartbeatWheel | None = None,
     ) -> None:
         self.client = client
         self.node_name = node_name
@@ -130,6 +132,9 @@ class Kubelet:
                              "kubernetes.io/arch": "amd64", **self.labels}
         self._alloc_units: dict[str, int] | None = None
         self.heartbeat = NodeHeartbeat(client, clock=clock, node_name=node_name, status=self._node_status)
+        # the pool's heartbeat wheel (one timer and task for every node's lease), or one of its own
+        self._own_wheel = heartbeats is None
+        self.heartbeats = heartbeats if heartbeats is not None else HeartbeatWheel(clock)
         self.patches = 0
         self.node: dict[str, Any] | None = None  # the live Node, from the kubelet's node informer
         self._node_informer: SharedIndexInformer | None = None
@@ -192,8 +197,10 @@ class Kubelet:
         sup.open()
         self._tasks = [sup.start_soon(informer.run, name=f"kubelet-{self.node_name}-pods"),
                        sup.start_soon(node_informer.run, name=f"kubelet-{self.node_name}-node"),
-                       sup.start_soon(self.heartbeat.run, name=f"kubelet-{self.node_name}-lease"),
                        sup.start_soon(self._status_loop, name=f"kubelet-{self.node_name}-status")]
+        if self._own_wheel:
+            self._tasks.append(sup.start_soon(self.heartbeats.run, name=f"kubelet-{self.node_name}-lease"))
+        self.heartbeats.join(self.heartbeat)
         # pods we knew before a stop: catch up to now; those gone from the API are handled on relist
         for w in list(self.workers.values()):
             self._sync(w)
@@ -203,6 +210,7 @@ class Kubelet:
         if not self.running:
             return
         self.running = False
+        self.heartbeats.leave(self.heartbeat)
         for h in self._timers.values():
             h.cancel()
         self._timers.clear()

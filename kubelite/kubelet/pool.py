@@ -5,8 +5,9 @@ Contract: node ``i`` is named ``<prefix>-<i>``. Addresses come from the cluster'
 late-added node, and a pod CIDR (a ``/24`` of the cluster CIDR, ``10.244.0.0/14`` or ``10.128.0.0/9``
 beyond 1,024 nodes) allocated by the node IPAM controller when kube-controller-manager runs it, else by the
 pool from the cluster's allocator. Zone labels go round-robin over ``zones``. All kubelets share one image
-registry, one event recorder and one informer factory for ConfigMaps, Secrets, PVCs and Services (four
-watches for the whole pool); each has its own pod watch on ``spec.nodeName``.
+registry, one event recorder, one informer factory for ConfigMaps, Secrets, PVCs and Services (four
+watches for the whole pool) and one heartbeat wheel (one timer per renewal instant for every node's
+Lease and Node status); each has its own pod watch on ``spec.nodeName``.
 
 Identities: kubelet ``<name>`` talks to the API as ``system:node:<name>`` in ``system:nodes`` (upstream's node
 identity; RBAC's ``system:node`` role stands in for the Node authorizer), so a request a kubelet may not make
@@ -29,6 +30,7 @@ from kubelite.clock import Clock
 from kubelite.events import EventBroadcaster
 from kubelite.informer.factory import SharedInformerFactory
 from kubelite.kubelet.dns import ServiceDNS
+from kubelite.kubelet.heartbeat import HeartbeatWheel
 from kubelite.kubelet.ipam import NodeAddresses, cluster_cidr_for
 from kubelite.kubelet.kubelet import DEFAULT_CAPACITY, LOOKUP_RESOURCES, Kubelet
 from kubelite.workload import ImageRegistry
@@ -74,6 +76,7 @@ class NodePool:
             self.broadcaster = EventBroadcaster(pool_client, clock=clock, rng=rng, max_queued=1000 * max(1, n))
         self.kubelets: dict[str, Kubelet] = {}
         self.dns = ServiceDNS()  # one Service lister and one set of name waiters for the pool
+        self.heartbeats = HeartbeatWheel(clock)  # every node's Lease and Node status beats on one wheel
         for i in range(n):
             name = f"{prefix}-{i}"
             if self.broadcaster is not None:
@@ -85,7 +88,8 @@ class NodePool:
                 capacity=capacity or DEFAULT_CAPACITY, labels=node_labels, taints=taints, registry=self.registry,
                 recorder=recorder, informers=self.informers,
                 pod_cidr=None if from_controller else self.cidrs.allocate(name), await_pod_cidr=from_controller,
-                host_ip=addresses.host_ip(name), preload=preload, dns=self.dns, **kubelet_kw)
+                host_ip=addresses.host_ip(name), preload=preload, dns=self.dns, heartbeats=self.heartbeats,
+                **kubelet_kw)
 
     async def _run_informers(self) -> None:
         """The shared informers live as a cluster task, so they stop with the cluster."""
@@ -109,6 +113,7 @@ class NodePool:
         for r in LOOKUP_RESOURCES:
             self.informers.informer_for(r)
         self._start_soon(self._run_informers, name="kubelet-informers")
+        self._start_soon(self.heartbeats.run, name="kubelet-heartbeats")
         if self.broadcaster is not None:
             self._start_soon(self.broadcaster.run, name="kubelet-events")
         for k in self.kubelets.values():

@@ -9,7 +9,7 @@ import pytest
 
 from kubelite.clock import EPOCH, format_time
 from kubelite.cluster import Cluster
-from kubelite.kubelet import NodePool
+from kubelite.kubelet import Kubelet, NodePool
 from kubelite.kubelet.heartbeat import micro_time
 
 LEASES = "kube-node-lease"
@@ -88,3 +88,104 @@ async def test_node_status_written_on_change_or_every_five_minutes() -> None:
         node = await cluster.client.get("nodes", "node-0")
         ready = next(c for c in node["status"]["conditions"] if c["type"] == "Ready")
         assert ready["status"] == "False" and ready["reason"] == "KubeletNotReady"
+
+
+async def test_a_pool_beats_on_one_timer_per_instant() -> None:
+    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
+        pool = await cluster.add_nodes(20, events=False)
+        assert pool is not None
+        wheel = pool.heartbeats
+        assert len(wheel) == 20 and wheel.instants == 1  # 20 nodes, one timer
+        await cluster.advance(35)
+        assert [k.heartbeat.renewals for k in pool] == [3] * 20
+        leases = (await cluster.client.list("leases", namespace=LEASES))
+        assert {lease["spec"]["renewTime"] for lease in leases} == {format_time(cluster.now - 5, micro=True)}
+        assert wheel.instants == 1
+
+
+async def test_a_stopped_kubelet_stops_beating_and_a_restarted_one_beats_from_its_start() -> None:
+    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
+        pool = await cluster.add_nodes(2, events=False)
+        assert pool is not None
+        start = cluster.now
+        await cluster.advance(3)
+        await pool["node-1"].stop()  # node failure: nothing more is written
+        assert len(pool.heartbeats) == 1
+        await cluster.advance(30)
+        lease0 = await cluster.client.get("leases", "node-0", namespace=LEASES)
+        lease1 = await cluster.client.get("leases", "node-1", namespace=LEASES)
+        assert lease0["spec"]["renewTime"] == format_time(start + 30, micro=True)
+        assert lease1["spec"]["renewTime"] == format_time(start, micro=True)  # the beat at start only
+        await pool["node-1"].start()  # recovery at start + 33: its lease is renewed at once
+        restarted = cluster.now
+        await cluster.settle()
+        lease1 = await cluster.client.get("leases", "node-1", namespace=LEASES)
+        assert lease1["spec"]["renewTime"] == format_time(restarted, micro=True)
+        assert pool.heartbeats.instants == 2  # node-1 beats on its own phase now
+        await cluster.advance(12)
+        lease0 = await cluster.client.get("leases", "node-0", namespace=LEASES)
+        lease1 = await cluster.client.get("leases", "node-1", namespace=LEASES)
+        assert lease0["spec"]["renewTime"] == format_time(start + 40, micro=True)
+        assert lease1["spec"]["renewTime"] == format_time(restarted + 10, micro=True)
+
+
+async def test_a_failed_renewal_is_retried_at_once_and_the_other_nodes_renew() -> None:
+    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
+        pool = await cluster.add_nodes(3, events=False)
+        assert pool is not None
+        start = cluster.now
+        cluster.faults.inject(500, verb="update", resource="leases", name="node-1", times=1)
+        await cluster.advance(15)
+        # retryUpdateLease: the second attempt of the same beat went through
+        assert [k.heartbeat.renewals for k in pool] == [1, 1, 1]
+        lease = await cluster.client.get("leases", "node-1", namespace=LEASES)
+        assert lease["spec"]["renewTime"] == format_time(start + 10, micro=True)
+
+
+async def test_a_lease_that_cannot_be_read_is_ensured_again_after_a_backoff() -> None:
+    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
+        pool = await cluster.add_nodes(2, events=False)
+        assert pool is not None
+        start = cluster.now
+        # every update of the beat at +10 s fails (5 attempts), and so does the GET that ensures the lease:
+        # backoffEnsureLease tries again 200 ms later, re-reads the lease and renews it
+        cluster.faults.inject(500, verb="update", resource="leases", name="node-1", times=5)
+        cluster.faults.inject(500, verb="get", resource="leases", name="node-1", times=1)
+        await cluster.advance(15)
+        lease = await cluster.client.get("leases", "node-1", namespace=LEASES)
+        assert lease["spec"]["renewTime"] == format_time(start + 10.2, micro=True)
+        assert [k.heartbeat.renewals for k in pool] == [1, 1]
+        await cluster.advance(10)  # node-1 beats on its new phase, 10 s after the one that worked
+        lease = await cluster.client.get("leases", "node-1", namespace=LEASES)
+        assert lease["spec"]["renewTime"] == format_time(start + 20.2, micro=True)
+
+
+async def test_a_node_status_report_keeps_conditions_other_components_own() -> None:
+    # PatchNodeStatus is a strategic merge patch: conditions merge by type, so node-problem-detector's
+    # condition survives the kubelet's next report
+    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
+        pool = await cluster.add_nodes(1, events=False)
+        assert pool is not None
+        npd = {"type": "KernelDeadlock", "status": "False", "reason": "KernelHasNoDeadlock",
+               "lastHeartbeatTime": "2025-01-01T00:00:00Z", "lastTransitionTime": "2025-01-01T00:00:00Z"}
+        await cluster.client.patch_status("nodes", "node-0", {"status": {"conditions": [npd]}},
+                                          patch_type="strategic")
+        pool["node-0"].break_cni()  # a change: reported at the next beat
+        await cluster.advance(10)
+        node = await cluster.client.get("nodes", "node-0")
+        conds = {c["type"]: c for c in node["status"]["conditions"]}
+        assert conds["Ready"]["status"] == "False" and conds["KernelDeadlock"]["reason"] == "KernelHasNoDeadlock"
+
+
+async def test_a_kubelet_outside_a_pool_beats_on_a_wheel_of_its_own() -> None:
+    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
+        k = Kubelet(cluster.client, node_name="solo", clock=cluster.clock, rng=cluster.rng, pod_cidr="10.244.9.0/24")
+        cluster.start_soon(k.run)
+        await cluster.advance(21)
+        assert k.heartbeat.renewals == 2 and len(k.heartbeats) == 1
+        lease = await cluster.client.get("leases", "solo", namespace=LEASES)
+        assert lease["spec"]["renewTime"] == format_time(cluster.now - 1, micro=True)
+        await k.stop()
+        assert len(k.heartbeats) == 0
+        await cluster.advance(20)
+        assert k.heartbeat.renewals == 2
