@@ -275,7 +275,9 @@ class ApiServer:
             result.items = [scheme.encode_for(info, d, version) for d in result.items]
             result.api_version = api_version
         elif isinstance(result, Watcher):
-            result.transform = lambda ev: scheme.event_for(info, ev, version)
+            # converted once per event and version, shared by every watcher of that version (cachingObject)
+            key = ("convert", info.group, info.kind, version)
+            result.transform = lambda ev: ev.cache_encode(key, lambda e: scheme.event_for(info, e, version))
         return result
 
     # --- the verbs, as the in-process client calls them ---

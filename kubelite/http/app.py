@@ -643,14 +643,16 @@ class ApiApp:
                 ev = await w.next()
                 if ev is None:
                     break
-                chunk = [self._event_line(ev, tab, first)]
+                # everything queued goes out as one chunk (one write per wake-up, not per event)
+                more = w.take(_CHUNK_EVENTS)
+                if tab is None:
+                    lines = [ev.cache_encode(_JSON_LINE, _json_line)]
+                    lines += [e.cache_encode(_JSON_LINE, _json_line) for e in more]
+                else:
+                    lines = [self._event_line(ev, tab, first)]
+                    lines += [self._event_line(e, tab, False) for e in more]
                 first = False
-                while len(chunk) < 512:
-                    more = w.poll()
-                    if more is None:
-                        break
-                    chunk.append(self._event_line(more, tab, False))
-                await send({"type": "http.response.body", "body": b"".join(chunk), "more_body": True})
+                await send({"type": "http.response.body", "body": b"".join(lines), "more_body": True})
             await send({"type": "http.response.body", "body": b""})
         finally:
             w.close("stopped")
@@ -660,11 +662,14 @@ class ApiApp:
 
     @staticmethod
     def _event_line(ev: WatchEvent, tab: Tabulator | None, first: bool) -> bytes:
-        data = ev.data
-        if tab is not None and ev.type in ("ADDED", "MODIFIED", "DELETED"):
-            obj = _decode(data)
-            data = _encode(tab.table([obj], list_meta={"resourceVersion": str(ev.rv)}, headers=first))
-        return b'{"type":"' + ev.type.encode() + b'","object":' + data + b"}\n"
+        """The framed line of ``ev`` (``{"type":..,"object":..}\\n``), encoded once per event and format and
+        shared by every watcher that writes it (upstream's watchEncoder caches the whole encoded event in the
+        cachingObject under an identifier naming the embedded encoder, Table options and event type)."""
+        if tab is None:
+            return ev.cache_encode(_JSON_LINE, _json_line)
+        if ev.type not in ("ADDED", "MODIFIED", "DELETED"):
+            return ev.cache_encode(_JSON_LINE, _json_line)  # BOOKMARK / ERROR objects are not printed
+        return ev.cache_encode((tab.identifier, first), lambda e: _table_line(e, tab, first))
 
     # --- pods/log ---
     async def _log(self, req: _Request, user: UserInfo, namespace: str, name: str, receive: Receive,
@@ -802,6 +807,20 @@ class ApiApp:
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
         self._watch_tasks.discard(task)
+
+
+_JSON_LINE = ("watch", "application/json")
+#: most events written in one chunk of a watch response
+_CHUNK_EVENTS = 1024
+
+
+def _json_line(ev: WatchEvent) -> bytes:
+    return b'{"type":"' + ev.type.encode() + b'","object":' + ev.data + b"}\n"
+
+
+def _table_line(ev: WatchEvent, tab: Tabulator, first: bool) -> bytes:
+    table = tab.table([_decode(ev.data)], list_meta={"resourceVersion": str(ev.rv)}, headers=first)
+    return b'{"type":"' + ev.type.encode() + b'","object":' + _encode(table) + b"}\n"
 
 
 class _LogOptions(msgspec.Struct, frozen=True, kw_only=True):

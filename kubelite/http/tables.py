@@ -105,6 +105,13 @@ class Tabulator:
         self.info = info
         self.now = now
         self.include_object = include_object
+        #: what the rows depend on besides the object and the clock: the encoder identifier under which a watch
+        #: event's Table is cached and shared by every watcher printing it the same way (upstream's
+        #: watchEmbeddedEncoder identifier: target kind and TableOptions)
+        self.identifier: tuple[Any, ...] = (
+            "table", info.group, info.plural, info.version, include_object,
+            None if printer_columns is None else repr([sorted(c.items()) for c in printer_columns]),
+        )
         printer = _ROWS.get(info.plural) if _ROW_GROUPS.get(info.plural) == info.group else None
         self._row: Callable[[Mapping[str, Any]], list[Any]]
         if printer is not None:
