@@ -81,6 +81,7 @@ from kubelite.apiserver.rest.binding import BindingREST, LegacyBindingREST
 from kubelite.apiserver.rest.eviction import EvictionREST
 from kubelite.apiserver.rest.finalize import FinalizeREST
 from kubelite.apiserver.rest.resource import ResourceREST
+from kubelite.apiserver.rest.reviews import RESOURCE_REVIEWS, ReviewREST
 from kubelite.apiserver.rest.scale import ScaleREST
 from kubelite.apiserver.rest.status import StatusREST
 from kubelite.apiserver.scope import Scope
@@ -163,6 +164,8 @@ class ApiServer:
             ("", "namespaces", "finalize"): FinalizeREST(self.scope),
             ("certificates.k8s.io", "certificatesigningrequests", "approval"): ApprovalREST(self.scope),
         }
+        reviews = ReviewREST(self.scope, authenticator=self.authenticator, rbac=self.rbac)
+        self._rest.update({(group, plural, ""): reviews for group, plural in RESOURCE_REVIEWS})
         # group/versions other API servers serve behind this one (kube-aggregator; metrics-server)
         self.aggregator = Aggregator(self.registry, self._rest)
         # subresources every kind that lists them serves the same way

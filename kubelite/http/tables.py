@@ -32,6 +32,8 @@ _ROW_GROUPS = {"pods": "", "nodes": "", "namespaces": "", "services": "", "event
 
 def wants_table(accept: str) -> bool:
     """Whether an Accept header asks for a meta.k8s.io/v1 Table first (kubectl adds a JSON fallback)."""
+    if "Table" not in accept:
+        return False
     for part in accept.split(","):
         params = {p.strip().partition("=")[0]: p.strip().partition("=")[2] for p in part.split(";")[1:]}
         if params.get("as") == "Table" and params.get("g", "meta.k8s.io") == "meta.k8s.io":

@@ -9,6 +9,8 @@ from kubelite.api.types.admissionregistration_v1 import ValidatingAdmissionPolic
 from kubelite.api.types.apiextensions_v1 import CustomResourceDefinition
 from kubelite.api.types.apiregistration_v1 import APIService
 from kubelite.api.types.apps_v1 import ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet
+from kubelite.api.types.authentication_v1 import SelfSubjectReview, TokenReview
+from kubelite.api.types.authorization_v1 import LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview
 from kubelite.api.types.autoscaling_v1 import Scale
 from kubelite.api.types.autoscaling_v2 import HorizontalPodAutoscaler
 from kubelite.api.types.batch_v1 import CronJob, Job
@@ -55,6 +57,7 @@ __all__ = [
     "Lease",
     "LimitRange",
     "ListMeta",
+    "LocalSubjectAccessReview",
     "ManagedFieldsEntry",
     "Namespace",
     "NetworkPolicy",
@@ -79,11 +82,16 @@ __all__ = [
     "RoleBinding",
     "Scale",
     "Secret",
+    "SelfSubjectAccessReview",
+    "SelfSubjectReview",
+    "SelfSubjectRulesReview",
     "Service",
     "ServiceAccount",
     "StatefulSet",
     "Status",
     "StorageClass",
+    "SubjectAccessReview",
+    "TokenReview",
     "ValidatingAdmissionPolicy",
     "ValidatingAdmissionPolicyBinding",
 ]
