@@ -34,7 +34,7 @@ from kubelite.api.labels import parse_selector
 from kubelite.api.resources import CREATE_ONLY, ResourceInfo
 from kubelite.apiserver.auth.authn import TokenAuthenticator
 from kubelite.apiserver.auth.rbac import Attributes, RBACAuthorizer
-from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo
+from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo, user_fields
 from kubelite.apiserver.registry.store import Write
 from kubelite.apiserver.request import Request, Response
 from kubelite.apiserver.scope import Scope
@@ -106,12 +106,12 @@ class ReviewREST:
             return {"authenticated": False}
         # static tokens are audience-agnostic (authenticator.WrapAudienceAgnosticToken): they carry the
         # audiences asked for
-        return {"authenticated": True, "user": _user_info(user), "audiences": audiences}
+        return {"authenticated": True, "user": user_fields(user), "audiences": audiences}
 
     def _selfsubjectreviews(self, info: ResourceInfo, req: Request, review: dict[str, Any]) -> dict[str, Any]:
         """selfsubjectreview/rest.go: the requester as the authenticator (and impersonation) saw it."""
         review["metadata"] = {"creationTimestamp": self.scope.clock.timestamp()}
-        return {"userInfo": _user_info(req.user)}
+        return {"userInfo": user_fields(req.user)}
 
     # --- authorization.k8s.io ---
     def _subjectaccessreviews(self, info: ResourceInfo, req: Request, review: dict[str, Any]) -> dict[str, Any]:
@@ -227,18 +227,6 @@ def _subject(spec: dict[str, Any]) -> UserInfo:
     extra = spec.get("extra") or {}
     return UserInfo(name=spec.get("user") or "", uid=spec.get("uid") or "", groups=tuple(spec.get("groups") or ()),
                     extra=tuple(sorted((k, tuple(v or ())) for k, v in extra.items())))
-
-
-def _user_info(user: UserInfo) -> dict[str, Any]:
-    """authentication/v1 UserInfo (Go's omitempty drops the empty fields)."""
-    out: dict[str, Any] = {"username": user.name}
-    if user.uid:
-        out["uid"] = user.uid
-    if user.groups:
-        out["groups"] = list(user.groups)
-    if user.extra:
-        out["extra"] = {k: list(v) for k, v in user.extra}
-    return out
 
 
 def _selector_errors(ra: dict[str, Any]) -> list[str]:
