@@ -8,8 +8,9 @@ Guarantees:
   not only kubelite's own. ``await asyncio.sleep(0.3)`` inside a cluster moves cluster time by 0.3 s.
 - Time jumps (to the loop's next timer) only when nothing can make progress: no ready callbacks, no I/O
   ready, no known I/O in flight (:func:`io_hold`, executor jobs, kubelite's HTTP server reading a request),
-  and, for file descriptors whose peer is outside this loop, after ``idle_grace`` real seconds without I/O.
-  Known I/O in flight makes virtual time flow at real speed instead, so real waiting is never skipped over.
+  and, for file descriptors whose peer is outside this loop, after ``idle_grace`` real seconds without I/O,
+  and only while no child process (a kubectl subprocess) is running or runnable. Known I/O in flight and busy
+  child processes make virtual time flow at real speed instead, so real waiting is never skipped over.
   With ``autojump=False`` the loop jumps only while :meth:`VirtualClock.advance` is pending.
 - A clock's own timers fire in deadline order, ties in the order they were registered, all timers with the
   same deadline together. Given the same inputs the interleaving is the same on every run: this, with the
@@ -35,6 +36,7 @@ import contextlib
 import heapq
 import itertools
 import math
+import os
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -369,6 +371,11 @@ class LoopTime:
     - Known I/O in flight (:meth:`hold`; a pending ``run_in_executor`` future; kubelite's HTTP server while it
       reads a request body or waits to write): really wait for I/O, and let virtual time flow at real speed
       meanwhile, so a test that really waits on I/O is never skipped over.
+    - A child process of this one (or its descendant) that is running or runnable, or used CPU since the
+      last look (a kubectl subprocess starting up or working on a response): really wait, and let virtual
+      time flow at real speed, so how fast the machine runs that process cannot change what the cluster
+      shows it. A child blocked on I/O or asleep does not stop jumps. Linux only (``/proc``); elsewhere only
+      the grace below applies.
     - I/O it cannot see (file descriptors whose peer is not in this loop: a kubectl subprocess, a client in
       another process or thread): wait ``idle_grace`` real seconds for it first; any I/O resets the wait.
     - Otherwise jump straight to the loop's next timer.
@@ -391,6 +398,7 @@ class LoopTime:
         self.jumps = 0
         self.real_waits = 0
         self.grace_waits = 0
+        self._children = _ChildProcesses()
 
     @classmethod
     def for_loop(cls, loop: asyncio.AbstractEventLoop) -> LoopTime:
@@ -449,6 +457,16 @@ class LoopTime:
             return fut
 
         loop.run_in_executor = run_in_executor  # type: ignore[method-assign,assignment]
+        for name in ("subprocess_exec", "subprocess_shell"):
+            setattr(loop, name, self._watching_subprocesses(getattr(loop, name)))
+
+    def _watching_subprocesses(self, start: Callable[..., Awaitable[tuple[Any, Any]]]
+                               ) -> Callable[..., Awaitable[tuple[Any, Any]]]:
+        async def started(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+            transport, protocol = await start(*args, **kwargs)
+            self._children.transports.add(transport)
+            return transport, protocol
+        return started
 
     def _uninstall(self) -> None:
         loop = self.loop
@@ -464,8 +482,9 @@ class LoopTime:
             with contextlib.suppress(AttributeError):
                 del selector.select
             self._select = None
-        with contextlib.suppress(AttributeError):
-            del loop.run_in_executor  # type: ignore[attr-defined]
+        for name in ("run_in_executor", "subprocess_exec", "subprocess_shell"):
+            with contextlib.suppress(AttributeError):
+                delattr(loop, name)
         for w in self._idle_waiters:
             if not w.done():
                 w.set_result(None)
@@ -543,6 +562,10 @@ class LoopTime:
         if self.held or not self._may_jump():
             return self._real_wait(timeout, flow=self.held)
         grace = max((c.idle_grace for c in self.clocks), default=0.0)
+        if grace > 0 and self._children.busy():
+            # a subprocess (a kubectl the test started) is on a CPU or waiting for one: it can make progress,
+            # so time flows at real speed instead of jumping, however slow the machine runs it
+            return self._real_wait(timeout, flow=True)
         if grace > 0 and self.external_io():
             self.grace_waits += 1
             ready = select(grace if timeout is None else min(grace, timeout))
@@ -571,6 +594,88 @@ class LoopTime:
             elapsed = self._real() - t0
             self.vt += elapsed if timeout is None else min(elapsed, timeout)
         return ready
+
+
+class _ChildProcesses:
+    """The loop's subprocesses (``asyncio.create_subprocess_exec``/``_shell``, i.e. ``loop.subprocess_exec``)
+    and whether one of them, or a descendant, can make progress, read from Linux's ``/proc``.
+
+    A process can make progress when one of its threads is running or runnable (``R``) or in uninterruptible
+    I/O (``D``, e.g. paging in its binary), or when it used CPU since the previous look (a thread that ran
+    between two looks). One that has exited but is not reaped yet counts for up to a real second: the loop's
+    child watcher is about to report it. Sleeping (``S``) and stopped processes cannot make progress. Without
+    ``/proc`` (not Linux) nothing is ever busy, and only the loop's idle grace covers other processes.
+    """
+
+    _RUNNING = frozenset("RD")
+    _REAP_WAIT = 1.0
+
+    def __init__(self) -> None:
+        self._proc = os.path.isdir("/proc/self/task")
+        self.transports: weakref.WeakSet[asyncio.SubprocessTransport] = weakref.WeakSet()
+        self._ticks: dict[int, int] = {}
+        self._exited: dict[int, float] = {}  # pid -> real time it was first seen exited and unreaped
+
+    def busy(self) -> bool:
+        if not self.transports:
+            return False
+        live = [t.get_pid() for t in list(self.transports) if t.get_returncode() is None and not t.is_closing()]
+        if not live or not self._proc:
+            self._ticks = {}
+            return False
+        busy = False
+        ticks: dict[int, int] = {}
+        for pid in self._with_descendants(live):
+            fields = self._stat(f"/proc/{pid}/stat")
+            if fields is None:
+                continue
+            if fields[0] in "ZX":  # exited, not yet reaped
+                first = self._exited.setdefault(pid, time.monotonic())
+                busy = busy or time.monotonic() - first < self._REAP_WAIT
+                continue
+            used = int(fields[11]) + int(fields[12])  # utime + stime, summed over the process's threads
+            ticks[pid] = used
+            if used != self._ticks.get(pid, -1):  # it used CPU since the last look, or it has just started
+                busy = True
+            elif not busy:
+                busy = any(self._thread_runs(pid, tid) for tid in self._listdir(f"/proc/{pid}/task"))
+        self._ticks = ticks
+        return busy
+
+    def _thread_runs(self, pid: int, tid: str) -> bool:
+        fields = self._stat(f"/proc/{pid}/task/{tid}/stat")
+        return fields is not None and fields[0] in self._RUNNING
+
+    def _with_descendants(self, pids: list[int]) -> list[int]:
+        found: list[int] = []
+        todo = list(pids)
+        while todo and len(found) < 256:
+            pid = todo.pop()
+            found.append(pid)
+            for tid in self._listdir(f"/proc/{pid}/task"):
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/children") as f:
+                        todo.extend(int(k) for k in f.read().split())
+                except (OSError, ValueError):
+                    continue
+        return found
+
+    @staticmethod
+    def _listdir(path: str) -> list[str]:
+        try:
+            return os.listdir(path)
+        except OSError:
+            return []
+
+    @staticmethod
+    def _stat(path: str) -> list[str] | None:
+        """The fields of a ``stat`` file after the command name (state first), or None once it is gone."""
+        try:
+            with open(path) as f:
+                text = f.read()
+        except OSError:
+            return None
+        return text[text.rfind(")") + 2:].split()
 
 
 class RealClock(_ClockBase):

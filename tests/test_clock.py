@@ -306,3 +306,36 @@ async def test_two_clusters_in_one_loop_advance_in_lockstep_on_asyncio_time() ->
         assert b.now - b0 == pytest.approx(120)
         await a.advance(30)
         assert b.now - b0 == pytest.approx(150)
+
+
+_BUSY_CHILD = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass\nprint('done')"
+_SLEEPY_CHILD = "import time; time.sleep(0.3); print('done')"
+
+
+@pytest.mark.parametrize(("child", "jumps"), [
+    pytest.param(_BUSY_CHILD, False, id="a-child-on-the-cpu-holds-time"),
+    pytest.param(_SLEEPY_CHILD, True, id="a-sleeping-child-does-not"),
+])
+async def test_a_child_process_that_can_make_progress_holds_virtual_time(child: str, jumps: bool) -> None:
+    # A kubectl subprocess that starts slowly (a loaded CI machine) used to let virtual time jump by the
+    # cluster's timers every 10 ms grace: 5,200 s passed during one test and its Events expired by the 1 h TTL.
+    # A child that is running or runnable can make progress, so time flows at real speed while it works;
+    # one that sleeps or blocks on I/O cannot, and time jumps as before.
+    import sys
+
+    clock = VirtualClock()
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await clock.sleep(10)
+            ticks += 1
+
+    async with clock.running(), anyio.create_task_group() as tg:
+        tg.start_soon(ticker)
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-c", child, stdout=asyncio.subprocess.PIPE)
+        out, _ = await proc.communicate()
+        tg.cancel_scope.cancel()
+    assert out.strip() == b"done"
+    assert (ticks > 0) is jumps, ticks
