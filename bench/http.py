@@ -192,41 +192,55 @@ WATCHERS = textwrap.dedent('''
 ''')
 
 
-async def watch_rates(events: int, watchers: int = 10) -> dict[str, Rate]:
-    """Events delivered to ``watchers`` HTTP watchers (in another process), two ways.
+async def watch_rates(events: int, watchers: int = 10, rounds: int = 3) -> dict[str, Rate]:
+    """Events delivered to ``watchers`` HTTP watchers (in another process), and the floor under them.
 
     - ``replay``: ``events`` ConfigMaps are written first; each watcher then watches from the revision before
       them, so the watch cache replays them all: the HTTP watch path alone (encode, frame, send).
     - ``live``: the watchers connect first, then ``events`` creates go through the apiserver's write path in
       the server's process while it fans each out to every watcher (the write path is most of that CPU).
+    - ``writes``: the same creates with no watcher (its ``count`` is the creates): the floor ``live`` stands
+      on, so ``live`` CPU minus ``writes`` CPU is what the fan-out itself costs.
+
+    Each mode runs ``rounds`` times, interleaved, and the round with the median CPU is kept (a shared
+    machine's noise moves single runs by 2x).
     """
-    out: dict[str, Rate] = {}
-    for mode in ("replay", "live"):
-        async with kubelite.Cluster(seed=1, controllers=False, scheduler=False, network=False,
-                                    virtual_time=False) as cluster, serve(cluster, token=TOKEN) as url:
-            rv = str(cluster.store.revision)
+    runs: dict[str, list[Rate]] = {"replay": [], "live": [], "writes": []}
+    for _ in range(rounds):
+        for mode in runs:
+            runs[mode].append(await _watch_round(mode, events, watchers))
+    return {mode: sorted(rs, key=lambda r: r.cpu)[len(rs) // 2] for mode, rs in runs.items()}
 
-            async def write_all() -> None:
-                for i in range(events):
-                    await cluster.client.create({"apiVersion": "v1", "kind": "ConfigMap",
-                                                 "metadata": {"name": f"w{i}"}})
-                    if i % 100 == 99:  # let the server drain the watchers' channels (a slow watcher is closed)
-                        await asyncio.sleep(0)
 
-            if mode == "replay":
-                await write_all()
-            path = f"/api/v1/namespaces/default/configmaps?watch=true&resourceVersion={rv}"
-            cpu0 = time.process_time()
-            proc = await asyncio.create_subprocess_exec(sys.executable, "-c", WATCHERS, str(url.port), path, TOKEN,
-                                                        str(watchers), str(events), stdout=subprocess.PIPE)
-            if mode == "live":
-                await cluster.wait_for(lambda: url.app.watches == watchers, timeout=60)
-                await write_all()
-            stdout, _ = await proc.communicate()
-            cpu = time.process_time() - cpu0
-            count, wall = stdout.split()
-            out[mode] = Rate(int(count), float(wall), cpu)
-    return out
+async def _watch_round(mode: str, events: int, watchers: int) -> Rate:
+    async with kubelite.Cluster(seed=1, controllers=False, scheduler=False, network=False,
+                                virtual_time=False) as cluster, serve(cluster, token=TOKEN) as url:
+        rv = str(cluster.store.revision)
+
+        async def write_all() -> None:
+            for i in range(events):
+                await cluster.client.create({"apiVersion": "v1", "kind": "ConfigMap",
+                                             "metadata": {"name": f"w{i}"}})
+                if i % 100 == 99:  # let the server drain the watchers' channels (a slow watcher is closed)
+                    await asyncio.sleep(0)
+
+        if mode == "writes":
+            cpu0, t0 = time.process_time(), time.perf_counter()
+            await write_all()
+            return Rate(events, time.perf_counter() - t0, time.process_time() - cpu0)
+        if mode == "replay":
+            await write_all()
+        path = f"/api/v1/namespaces/default/configmaps?watch=true&resourceVersion={rv}"
+        cpu0 = time.process_time()
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-c", WATCHERS, str(url.port), path, TOKEN,
+                                                    str(watchers), str(events), stdout=subprocess.PIPE)
+        if mode == "live":
+            await cluster.wait_for(lambda: url.app.watches == watchers, timeout=60)
+            await write_all()
+        stdout, _ = await proc.communicate()
+        cpu = time.process_time() - cpu0
+        count, wall = stdout.split()
+        return Rate(int(count), float(wall), cpu)
 
 
 def kopf_wall(mode: str, pycache: str) -> tuple[float, dict[str, float]]:
@@ -261,32 +275,47 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--pods", type=int, default=1000)
     ap.add_argument("--events", type=int, default=5000)
+    ap.add_argument("--only", choices=("get", "watch", "kopf"), action="append",
+                    help="run only these parts (repeatable; default: all)")
     args = ap.parse_args()
+    parts = set(args.only or ("get", "watch", "kopf"))
     load0 = os.getloadavg()[0]
-    floor = asyncio.run(hello_floor(args.seconds))
-    rates = asyncio.run(api_rates(args.seconds, args.pods))
-    watch = asyncio.run(watch_rates(args.events))
-    with tempfile.TemporaryDirectory(prefix="kubelite-bench-pycache-") as pycache:
-        kopf_wall("as-installed", pycache)  # warm the bytecode cache
-        kopf = {mode: kopf_wall(mode, pycache) for mode in ("as-installed", "kopf-only")}
-    hour_call, hour_wall = hour_test_wall()
-    get, lst = rates["get"], rates["list"]
+    out: list[str] = []
+    if "get" in parts:
+        floor = asyncio.run(hello_floor(args.seconds))
+        rates = asyncio.run(api_rates(args.seconds, args.pods))
+        get, lst = rates["get"], rates["list"]
+        out.append(f"ASGI hello-world floor (same server)     {floor.per_s:10,.0f}   {floor.per_cpu_s:10,.0f} req")
+        out.append(f"GET one ConfigMap                        {get.per_s:10,.0f}   {get.per_cpu_s:10,.0f} req   "
+                   f"({get.per_cpu_s / floor.per_cpu_s:.2f}x the floor per CPU-s)")
+        out.append(f"LIST {args.pods} pods                           {lst.per_s:10,.1f}   {lst.per_cpu_s:10,.1f} req   "
+                   f"({lst.per_cpu_s * args.pods:,.0f} pods per CPU-s)")
+    if "watch" in parts:
+        watch = asyncio.run(watch_rates(args.events))
+        for mode, what in (("replay", "from the watch cache"), ("live", "while writing them")):
+            r = watch[mode]
+            out.append(f"watch events to 10 HTTP watchers, {mode:6s} {r.per_s:10,.0f}   {r.per_cpu_s:10,.0f} events  "
+                       f"({what})")
+        writes, live = watch["writes"], watch["live"]
+        fan_cpu = max(live.cpu - writes.cpu, 1e-9)
+        out.append(f"  floor: the same creates, no watcher    {writes.per_s:10,.0f}   {writes.per_cpu_s:10,.0f} creates "
+                   f"({writes.per_cpu_s * 10:,.0f} events per CPU-s if fan-out were free)")
+        out.append(f"  fan-out alone (live CPU - floor CPU)   {fan_cpu / live.count * 1e6:10.2f} us per delivered "
+                   f"event ({live.count / fan_cpu:,.0f} events per fan-out CPU-s)")
+    if "kopf" in parts:
+        with tempfile.TemporaryDirectory(prefix="kubelite-bench-pycache-") as pycache:
+            kopf_wall("as-installed", pycache)  # warm the bytecode cache
+            kopf = {mode: kopf_wall(mode, pycache) for mode in ("as-installed", "kopf-only")}
+        hour_call, hour_wall = hour_test_wall()
+        out.append(f"kopf 1-hour test (10-minute reconciles)   {hour_call:10.2f} s wall in pytest's call phase "
+                   f"({hour_wall:.1f} s for the whole pytest process)")
+        for mode, (wall, phases) in kopf.items():
+            out.append(f"kopf operator test from process start, {mode}: {wall:.2f} s")
+            out.append("    " + ", ".join(f"{k} {v:.2f}" for k, v in phases.items())
+                       + f", interpreter start+exit {wall - sum(phases.values()):.2f}")
     print(f"load average {load0:.2f} at start, {os.getloadavg()[0]:.2f} at end (2 cores)")
     print("                                          per wall s   per server CPU-s (its one core)")
-    print(f"ASGI hello-world floor (same server)     {floor.per_s:10,.0f}   {floor.per_cpu_s:10,.0f} req")
-    print(f"GET one ConfigMap                        {get.per_s:10,.0f}   {get.per_cpu_s:10,.0f} req   "
-          f"({get.per_cpu_s / floor.per_cpu_s:.2f}x the floor per CPU-s)")
-    print(f"LIST {args.pods} pods                           {lst.per_s:10,.1f}   {lst.per_cpu_s:10,.1f} req   "
-          f"({lst.per_cpu_s * args.pods:,.0f} pods per CPU-s)")
-    for mode, what in (("replay", "from the watch cache"), ("live", "while writing them")):
-        r = watch[mode]
-        print(f"watch events to 10 HTTP watchers, {mode:6s} {r.per_s:10,.0f}   {r.per_cpu_s:10,.0f} events  ({what})")
-    print(f"kopf 1-hour test (10-minute reconciles)   {hour_call:10.2f} s wall in pytest's call phase "
-          f"({hour_wall:.1f} s for the whole pytest process)")
-    for mode, (wall, phases) in kopf.items():
-        print(f"kopf operator test from process start, {mode}: {wall:.2f} s")
-        print("    " + ", ".join(f"{k} {v:.2f}" for k, v in phases.items())
-              + f", interpreter start+exit {wall - sum(phases.values()):.2f}")
+    print("\n".join(out))
 
 
 if __name__ == "__main__":

@@ -70,6 +70,11 @@ ROOTS: tuple[str, ...] = (
     *("io.k8s.api.resource.v1." + k for k in ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate",
                                              "ResourceSlice")),
     _AGGREGATOR + "APIService",
+    # create-only reviews (authentication.k8s.io, authorization.k8s.io): answered, never stored
+    *("io.k8s.api.authentication.v1." + k for k in ("TokenReview", "SelfSubjectReview")),
+    *("io.k8s.api.authorization.v1." + k for k in (
+        "SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview",
+    )),
     *(_META + k for k in (
         "ObjectMeta", "ListMeta", "OwnerReference", "ManagedFieldsEntry", "LabelSelector",
         "DeleteOptions", "Preconditions", "Status", "Condition",

@@ -193,6 +193,18 @@ BUILTIN: tuple[ResourceInfo, ...] = (
              categories=("api-extensions",), sub=_STATUS),
     # apps/v1
     _builtin("apps", "v1", t.ControllerRevision, "controllerrevisions"),
+    # authentication.k8s.io/v1, authorization.k8s.io/v1: reviews, create-only and never stored
+    _builtin("authentication.k8s.io", "v1", t.SelfSubjectReview, "selfsubjectreviews", namespaced=False,
+             verbs=CREATE_ONLY),
+    _builtin("authentication.k8s.io", "v1", t.TokenReview, "tokenreviews", namespaced=False, verbs=CREATE_ONLY),
+    _builtin("authorization.k8s.io", "v1", t.LocalSubjectAccessReview, "localsubjectaccessreviews",
+             verbs=CREATE_ONLY),
+    _builtin("authorization.k8s.io", "v1", t.SelfSubjectAccessReview, "selfsubjectaccessreviews",
+             namespaced=False, verbs=CREATE_ONLY),
+    _builtin("authorization.k8s.io", "v1", t.SelfSubjectRulesReview, "selfsubjectrulesreviews", namespaced=False,
+             verbs=CREATE_ONLY),
+    _builtin("authorization.k8s.io", "v1", t.SubjectAccessReview, "subjectaccessreviews", namespaced=False,
+             verbs=CREATE_ONLY),
     _builtin("apps", "v1", t.DaemonSet, "daemonsets", short=("ds",), categories=_ALL, sub=_STATUS),
     _builtin("apps", "v1", t.Deployment, "deployments", short=("deploy",), categories=_ALL, sub=_STATUS_SCALE),
     _builtin("apps", "v1", t.ReplicaSet, "replicasets", short=("rs",), categories=_ALL, sub=_STATUS_SCALE),

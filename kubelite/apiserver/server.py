@@ -80,6 +80,7 @@ from kubelite.apiserver.rest.binding import BindingREST, LegacyBindingREST
 from kubelite.apiserver.rest.eviction import EvictionREST
 from kubelite.apiserver.rest.finalize import FinalizeREST
 from kubelite.apiserver.rest.resource import ResourceREST
+from kubelite.apiserver.rest.reviews import RESOURCE_REVIEWS, ReviewREST
 from kubelite.apiserver.rest.scale import ScaleREST
 from kubelite.apiserver.rest.status import StatusREST
 from kubelite.apiserver.scope import Scope
@@ -163,6 +164,8 @@ class ApiServer:
             ("", "namespaces", "finalize"): FinalizeREST(self.scope),
             ("certificates.k8s.io", "certificatesigningrequests", "approval"): ApprovalREST(self.scope),
         }
+        reviews = ReviewREST(self.scope, authenticator=self.authenticator, rbac=self.rbac)
+        self._rest.update({(group, plural, ""): reviews for group, plural in RESOURCE_REVIEWS})
         # group/versions other API servers serve behind this one (kube-aggregator; metrics-server)
         self.aggregator = Aggregator(self.registry, self._rest)
         # subresources every kind that lists them serves the same way
@@ -275,7 +278,9 @@ class ApiServer:
             result.items = [scheme.encode_for(info, d, version) for d in result.items]
             result.api_version = api_version
         elif isinstance(result, Watcher):
-            result.transform = lambda ev: scheme.event_for(info, ev, version)
+            # converted once per event and version, shared by every watcher of that version (cachingObject)
+            key = ("convert", info.group, info.kind, version)
+            result.transform = lambda ev: ev.cache_encode(key, lambda e: scheme.event_for(info, e, version))
         return result
 
     # --- the verbs, as the in-process client calls them ---

@@ -15,8 +15,9 @@ Contract:
   ``timeoutSeconds`` passes on cluster time, or the client disconnects (then the watcher is closed and no
   task is left behind). ``sendInitialEvents=true`` serves the watch-list protocol (initial ADDED events,
   then a BOOKMARK annotated ``k8s.io/initial-events-end``).
-- Protobuf (``application/vnd.kubernetes.protobuf``) is not supported: request bodies in it get 415, and
-  clients asking for it in Accept get JSON (they all list JSON as a fallback).
+- Protobuf (``application/vnd.kubernetes.protobuf``) request bodies are decoded for the review kinds only
+  (:mod:`kubelite.http.protobuf`: what ``kubectl auth whoami`` / ``can-i`` send); any other protobuf body gets
+  415. Clients asking for protobuf in Accept get JSON (they all list JSON as a fallback).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from kubelite.errors import (
     StatusDetails,
     UnsupportedMediaType,
 )
-from kubelite.http import discovery, openapi
+from kubelite.http import discovery, openapi, protobuf
 from kubelite.http.tables import TABLE_MEDIA_TYPE, Tabulator, wants_table
 from kubelite.store.watch import WatchEvent
 
@@ -70,10 +71,12 @@ _PATCH_TYPES = {
 }
 _PROTOBUF = "application/vnd.kubernetes.protobuf"
 _JSON_CT = [(b"content-type", b"application/json")]
+_CONTENT_TYPES = {"application/json": b"application/json", TABLE_MEDIA_TYPE: TABLE_MEDIA_TYPE.encode()}
+_NO_CACHE = (b"cache-control", b"no-cache, private")
 
 
 class _Request:
-    __slots__ = ("body", "headers", "method", "path", "query")
+    __slots__ = ("body", "has_body", "headers", "impersonating", "method", "path", "query")
 
     def __init__(self, method: str, path: str, query: dict[str, list[str]], headers: dict[str, list[str]]) -> None:
         self.method = method
@@ -81,6 +84,10 @@ class _Request:
         self.query = query
         self.headers = headers
         self.body = b""
+        #: a message body follows the head (RFC 9112 6.3: only with Content-Length or Transfer-Encoding)
+        self.has_body = True
+        #: any Impersonate-* header was sent
+        self.impersonating = True
 
     def q(self, name: str) -> str | None:
         v = self.query.get(name)
@@ -161,6 +168,7 @@ class ApiApp:
             return
         self.requests += 1
         headers: dict[str, list[str]] = {}
+        impersonating = has_body = False
         for k, v in scope.get("headers") or ():
             key = k.decode("latin-1").lower()
             value = v.decode("latin-1")
@@ -169,9 +177,14 @@ class ApiApp:
                 headers[key] = [value]
             else:
                 have.append(value)
+            if key.startswith("impersonate-"):
+                impersonating = True
+            elif key == "transfer-encoding" or (key == "content-length" and value.strip() != "0"):
+                has_body = True
         qs = scope.get("query_string", b"")
         query = urllib.parse.parse_qs(qs.decode("latin-1"), keep_blank_values=True) if qs else {}
         req = _Request(scope["method"], scope.get("path") or "/", query, headers)
+        req.impersonating, req.has_body = impersonating, has_body
         try:
             await self._read_body(req, receive)
             resp = await self._route(req, receive, send)
@@ -183,13 +196,15 @@ class ApiApp:
             resp = _Response(_status_body(err), 500)
         if resp is None:  # streamed already
             return
-        hdrs = [(b"content-type", resp.content_type.encode()), (b"content-length", str(len(resp.body)).encode()),
-                (b"cache-control", b"no-cache, private")]
+        ctype = _CONTENT_TYPES.get(resp.content_type) or resp.content_type.encode()
+        hdrs = [(b"content-type", ctype), (b"content-length", b"%d" % len(resp.body)), _NO_CACHE]
         hdrs.extend(_warning_header(w) for w in resp.warnings)
         await send({"type": "http.response.start", "status": resp.code, "headers": hdrs})
         await send({"type": "http.response.body", "body": resp.body})
 
     async def _read_body(self, req: _Request, receive: Receive) -> None:
+        if not req.has_body:
+            return  # no body follows the head: nothing to receive (the ASGI server sends an empty one)
         chunks: list[bytes] = []
         size = 0
         more = True
@@ -302,6 +317,8 @@ class ApiApp:
         return self._impersonate(req, user)
 
     def _impersonate(self, req: _Request, user: UserInfo) -> UserInfo:
+        if not req.impersonating:
+            return user
         name = req.header("impersonate-user")
         groups = req.headers.get("impersonate-group", [])
         uid = req.header("impersonate-uid")
@@ -412,9 +429,13 @@ class ApiApp:
     def _decode_body(self, req: _Request, *, allow_yaml: bool = True) -> Any:
         ctype = req.header("content-type").split(";")[0].strip().lower()
         if ctype == _PROTOBUF:
-            raise UnsupportedMediaType.make(
-                "the body of the request was in an unknown format - accepted media types include: application/json, "
-                "application/yaml (kubelite does not serve application/vnd.kubernetes.protobuf; use JSON)")
+            try:
+                return protobuf.decode(req.body)  # the review kinds kubectl auth posts as protobuf
+            except protobuf.UnsupportedBody as e:
+                raise UnsupportedMediaType.make(
+                    "the body of the request was in an unknown format - accepted media types include: "
+                    f"application/json, application/yaml (kubelite decodes application/vnd.kubernetes.protobuf "
+                    f"only for the review kinds: {e}; use JSON)") from None
         if ctype in ("application/json", "", "*/*"):
             try:
                 return _decode(req.body) if req.body else None
@@ -643,14 +664,16 @@ class ApiApp:
                 ev = await w.next()
                 if ev is None:
                     break
-                chunk = [self._event_line(ev, tab, first)]
+                # everything queued goes out as one chunk (one write per wake-up, not per event)
+                more = w.take(_CHUNK_EVENTS)
+                if tab is None:
+                    lines = [ev.cache_encode(_JSON_LINE, _json_line)]
+                    lines += [e.cache_encode(_JSON_LINE, _json_line) for e in more]
+                else:
+                    lines = [self._event_line(ev, tab, first)]
+                    lines += [self._event_line(e, tab, False) for e in more]
                 first = False
-                while len(chunk) < 512:
-                    more = w.poll()
-                    if more is None:
-                        break
-                    chunk.append(self._event_line(more, tab, False))
-                await send({"type": "http.response.body", "body": b"".join(chunk), "more_body": True})
+                await send({"type": "http.response.body", "body": b"".join(lines), "more_body": True})
             await send({"type": "http.response.body", "body": b""})
         finally:
             w.close("stopped")
@@ -660,11 +683,14 @@ class ApiApp:
 
     @staticmethod
     def _event_line(ev: WatchEvent, tab: Tabulator | None, first: bool) -> bytes:
-        data = ev.data
-        if tab is not None and ev.type in ("ADDED", "MODIFIED", "DELETED"):
-            obj = _decode(data)
-            data = _encode(tab.table([obj], list_meta={"resourceVersion": str(ev.rv)}, headers=first))
-        return b'{"type":"' + ev.type.encode() + b'","object":' + data + b"}\n"
+        """The framed line of ``ev`` (``{"type":..,"object":..}\\n``), encoded once per event and format and
+        shared by every watcher that writes it (upstream's watchEncoder caches the whole encoded event in the
+        cachingObject under an identifier naming the embedded encoder, Table options and event type)."""
+        if tab is None:
+            return ev.cache_encode(_JSON_LINE, _json_line)
+        if ev.type not in ("ADDED", "MODIFIED", "DELETED"):
+            return ev.cache_encode(_JSON_LINE, _json_line)  # BOOKMARK / ERROR objects are not printed
+        return ev.cache_encode((tab.identifier, first), lambda e: _table_line(e, tab, first))
 
     # --- pods/log ---
     async def _log(self, req: _Request, user: UserInfo, namespace: str, name: str, receive: Receive,
@@ -802,6 +828,20 @@ class ApiApp:
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
         self._watch_tasks.discard(task)
+
+
+_JSON_LINE = ("watch", "application/json")
+#: most events written in one chunk of a watch response
+_CHUNK_EVENTS = 1024
+
+
+def _json_line(ev: WatchEvent) -> bytes:
+    return b'{"type":"' + ev.type.encode() + b'","object":' + ev.data + b"}\n"
+
+
+def _table_line(ev: WatchEvent, tab: Tabulator, first: bool) -> bytes:
+    table = tab.table([_decode(ev.data)], list_meta={"resourceVersion": str(ev.rv)}, headers=first)
+    return b'{"type":"' + ev.type.encode() + b'","object":' + _encode(table) + b"}\n"
 
 
 class _LogOptions(msgspec.Struct, frozen=True, kw_only=True):

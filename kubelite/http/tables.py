@@ -32,6 +32,8 @@ _ROW_GROUPS = {"pods": "", "nodes": "", "namespaces": "", "services": "", "event
 
 def wants_table(accept: str) -> bool:
     """Whether an Accept header asks for a meta.k8s.io/v1 Table first (kubectl adds a JSON fallback)."""
+    if "Table" not in accept:
+        return False
     for part in accept.split(","):
         params = {p.strip().partition("=")[0]: p.strip().partition("=")[2] for p in part.split(";")[1:]}
         if params.get("as") == "Table" and params.get("g", "meta.k8s.io") == "meta.k8s.io":
@@ -105,6 +107,13 @@ class Tabulator:
         self.info = info
         self.now = now
         self.include_object = include_object
+        #: what the rows depend on besides the object and the clock: the encoder identifier under which a watch
+        #: event's Table is cached and shared by every watcher printing it the same way (upstream's
+        #: watchEmbeddedEncoder identifier: target kind and TableOptions)
+        self.identifier: tuple[Any, ...] = (
+            "table", info.group, info.plural, info.version, include_object,
+            None if printer_columns is None else repr([sorted(c.items()) for c in printer_columns]),
+        )
         printer = _ROWS.get(info.plural) if _ROW_GROUPS.get(info.plural) == info.group else None
         self._row: Callable[[Mapping[str, Any]], list[Any]]
         if printer is not None:

@@ -486,10 +486,12 @@ class Store:
 
     def _offer(self, w: Watcher, ev: _Event, shared: WatchEvent | None = None) -> None:
         cur, prev = ev.cur, ev.prev
-        if w.namespace is None and w.trigger is None and w.predicate is None:
-            # unfiltered watcher: every event passes unchanged, so the one shared event object will do
-            w.push(shared if shared is not None else WatchEvent(ev.type, ev.rv, cur.data))
-            self.events_delivered += 1
+        if w.trigger is None and w.predicate is None:
+            # unfiltered (or namespace-only: an object never changes namespace) watcher: the event passes
+            # unchanged or not at all, so the one shared event object will do
+            if w.namespace is None or cur.namespace == w.namespace:
+                w.push(shared if shared is not None else WatchEvent(ev.type, ev.rv, cur.data))
+                self.events_delivered += 1
             return
         if ev.type == DELETED:
             if self._visible(w, prev if prev is not None else cur):

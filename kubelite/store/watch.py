@@ -9,14 +9,17 @@ Guarantees:
 - A closed watcher yields the events it already holds and then ends.
 - Events carry the stored bytes; each consumer decodes its own copy, so no watcher can corrupt the
   store or another watcher's view.
+- One event object is shared by every watcher it is offered to unchanged, and it caches its own
+  serializations (:meth:`WatchEvent.cache_encode`, upstream's ``cachingObject``): a watch event is encoded
+  once per format and version however many watchers receive it.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Hashable
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -29,20 +32,41 @@ BOOKMARK = "BOOKMARK"
 ERROR = "ERROR"
 
 _decoder = msgspec.json.Decoder()
+_T = TypeVar("_T")
 
 
 class WatchEvent:
     """One watch event: its type, the revision it happened at, and the object as JSON bytes.
 
-    Immutable, so one instance is shared by every watcher that receives the same event.
+    Immutable, so one instance is shared by every watcher that receives the same event; the serializations
+    cached on it are immutable too (bytes, or converted events).
     """
 
-    __slots__ = ("data", "rv", "type")
+    __slots__ = ("_serialized", "data", "rv", "type")
 
     def __init__(self, type: str, rv: int, data: bytes) -> None:
         self.type = type
         self.rv = rv
         self.data = data
+        self._serialized: dict[Hashable, Any] | None = None
+
+    def cache_encode(self, key: Hashable, encode: Callable[[WatchEvent], _T]) -> _T:
+        """``encode(self)``, computed on the first call with ``key`` and shared by every later one.
+
+        Upstream's ``cachingObject.CacheEncode`` (``k8s.io/apiserver/pkg/storage/cacher``): the cacher wraps
+        each dispatched event's object so that every watcher served through the same encoder (the
+        ``runtime.Identifier`` of its watch encoder: media type, version, Table options, event type) writes
+        the bytes the first one produced. ``key`` plays the identifier: it must name everything the result
+        depends on. The cache lives as long as the event, i.e. until every watcher it was offered to has
+        taken it (upstream likewise drops the serializations after dispatch).
+        """
+        cache = self._serialized
+        if cache is None:
+            cache = self._serialized = {}
+        elif key in cache:
+            return cache[key]  # type: ignore[no-any-return]
+        out = cache[key] = encode(self)
+        return out
 
     @property
     def object(self) -> dict[str, Any]:
@@ -148,6 +172,19 @@ class Watcher:
             return None
         ev = self.queue.popleft()
         return ev if self.transform is None else self.transform(ev)
+
+    def take(self, limit: int) -> list[WatchEvent]:
+        """Up to ``limit`` queued events without waiting (in order; empty if none), for a consumer that writes
+        them out together (the HTTP watch coalesces what is queued into one chunk, as upstream's watch server
+        flushes only when its channel is empty)."""
+        q = self.queue
+        if len(q) <= limit:
+            evs = list(q)
+            q.clear()
+        else:
+            evs = [q.popleft() for _ in range(limit)]
+        t = self.transform
+        return evs if t is None else [t(ev) for ev in evs]
 
     async def next(self) -> WatchEvent | None:
         """The next event, waiting for one; None once the watcher is closed and drained."""

@@ -284,3 +284,32 @@ def test_bookmarks_and_initial_events_end(store: Store, pods: Table) -> None:
     store.bookmark(pods, bm)
     ev = w.poll()
     assert ev is not None and ev.type == BOOKMARK and ev.rv == 3
+
+
+def test_namespace_watchers_see_their_namespace_only_and_share_the_event(store: Store, pods: Table) -> None:
+    w_default = store.watch(pods, namespace="default", resource_version="0")
+    w_other = store.watch(pods, namespace="other", resource_version="0")
+    w_all = store.watch(pods, resource_version="0")
+    store.create(pods, obj("a"))
+    store.create(pods, obj("b", ns="other"))
+    store.update(pods, {**obj("a"), "spec": {"v": 1}})
+    store.delete(pods, "other", "b")
+    seen = {name: [(e.type, e.rv) for e in w.take(10)] for name, w in
+            (("default", w_default), ("other", w_other), ("all", w_all))}
+    assert seen == {"default": [(ADDED, 1), (MODIFIED, 3)], "other": [(ADDED, 2), (DELETED, 4)],
+                    "all": [(ADDED, 1), (ADDED, 2), (MODIFIED, 3), (DELETED, 4)]}
+    store.create(pods, obj("c"))
+    # one event object for every watcher it reaches unchanged, so its cached serializations are shared
+    assert w_default.take(1)[0] is w_all.take(1)[0]
+
+
+@pytest.mark.parametrize(("limit", "first", "rest"), [(2, [1, 2], [3]), (3, [1, 2, 3], []), (10, [1, 2, 3], [])],
+                         ids=["fewer-than-queued", "exactly", "more-than-queued"])
+def test_take_returns_queued_events_in_order_up_to_a_limit(store: Store, pods: Table, limit: int,
+                                                           first: list[int], rest: list[int]) -> None:
+    w = store.watch(pods, resource_version="0")
+    for name in ("a", "b", "c"):
+        store.create(pods, obj(name))
+    assert [e.rv for e in w.take(limit)] == first
+    assert [e.rv for e in w.take(limit)] == rest
+    assert w.take(limit) == []

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from kubelite.api.types.apiextensions_v1 import CustomResourceDefinition
     from kubelite.api.types.apiregistration_v1 import APIService
     from kubelite.api.types.apps_v1 import ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet
+    from kubelite.api.types.authentication_v1 import SelfSubjectReview, TokenReview
+    from kubelite.api.types.authorization_v1 import LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview
     from kubelite.api.types.autoscaling_v1 import Scale
     from kubelite.api.types.autoscaling_v2 import HorizontalPodAutoscaler
     from kubelite.api.types.batch_v1 import CronJob, Job
@@ -61,6 +63,7 @@ __all__ = [
     "Lease",
     "LimitRange",
     "ListMeta",
+    "LocalSubjectAccessReview",
     "ManagedFieldsEntry",
     "Namespace",
     "NetworkPolicy",
@@ -85,11 +88,16 @@ __all__ = [
     "RoleBinding",
     "Scale",
     "Secret",
+    "SelfSubjectAccessReview",
+    "SelfSubjectReview",
+    "SelfSubjectRulesReview",
     "Service",
     "ServiceAccount",
     "StatefulSet",
     "Status",
     "StorageClass",
+    "SubjectAccessReview",
+    "TokenReview",
     "ValidatingAdmissionPolicy",
     "ValidatingAdmissionPolicyBinding",
 ]
@@ -122,6 +130,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "Lease": "kubelite.api.types.coordination_v1",
     "LimitRange": "kubelite.api.types.core_v1",
     "ListMeta": "kubelite.api.types.meta_v1",
+    "LocalSubjectAccessReview": "kubelite.api.types.authorization_v1",
     "ManagedFieldsEntry": "kubelite.api.types.meta_v1",
     "Namespace": "kubelite.api.types.core_v1",
     "NetworkPolicy": "kubelite.api.types.networking_v1",
@@ -145,11 +154,16 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "RoleBinding": "kubelite.api.types.rbac_v1",
     "Scale": "kubelite.api.types.autoscaling_v1",
     "Secret": "kubelite.api.types.core_v1",
+    "SelfSubjectAccessReview": "kubelite.api.types.authorization_v1",
+    "SelfSubjectReview": "kubelite.api.types.authentication_v1",
+    "SelfSubjectRulesReview": "kubelite.api.types.authorization_v1",
     "Service": "kubelite.api.types.core_v1",
     "ServiceAccount": "kubelite.api.types.core_v1",
     "StatefulSet": "kubelite.api.types.apps_v1",
     "Status": "kubelite.api.types.meta_v1",
     "StorageClass": "kubelite.api.types.storage_v1",
+    "SubjectAccessReview": "kubelite.api.types.authorization_v1",
+    "TokenReview": "kubelite.api.types.authentication_v1",
     "ValidatingAdmissionPolicy": "kubelite.api.types.admissionregistration_v1",
     "ValidatingAdmissionPolicyBinding": "kubelite.api.types.admissionregistration_v1",
 })

@@ -13,9 +13,9 @@ import msgspec
 from kubelite.api.types._base import K8sStruct
 
 __all__ = [
-    "Condition", "DeleteOptions", "LabelSelector", "LabelSelectorRequirement", "ListMeta",
-    "ManagedFieldsEntry", "ObjectMeta", "OwnerReference", "Preconditions", "ShardInfo", "Status",
-    "StatusCause", "StatusDetails"
+    "Condition", "DeleteOptions", "FieldSelectorRequirement", "LabelSelector",
+    "LabelSelectorRequirement", "ListMeta", "ManagedFieldsEntry", "ObjectMeta", "OwnerReference",
+    "Preconditions", "ShardInfo", "Status", "StatusCause", "StatusDetails"
 ]
 
 
@@ -41,6 +41,14 @@ class DeleteOptions(K8sStruct, kw_only=True):
     orphan_dependents: bool | None = msgspec.field(default=None, name="orphanDependents")
     preconditions: Preconditions | None = None
     propagation_policy: str | None = msgspec.field(default=None, name="propagationPolicy")
+
+
+class FieldSelectorRequirement(K8sStruct, kw_only=True):
+    """FieldSelectorRequirement is a selector that contains values, a key, and an operator that relates the key and values."""
+
+    key: str | None = None
+    operator: str | None = None
+    values: list[str] | None = None
 
 
 class LabelSelector(K8sStruct, kw_only=True):

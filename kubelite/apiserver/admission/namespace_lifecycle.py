@@ -3,6 +3,8 @@
 - Content cannot be created in a namespace that does not exist (404 ``namespaces "x" not found``)
   or that is being terminated (403 with cause ``NamespaceTerminating``).
 - The immortal namespaces ``default``, ``kube-system`` and ``kube-public`` cannot be deleted.
+- Access reviews (``localsubjectaccessreviews``) are always admitted: a "not found" would tell the
+  requester whether a namespace exists (upstream's ``accessReviewResources``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from kubelite.errors import Forbidden, NotFound, StatusCause
 __all__ = ["IMMORTAL_NAMESPACES", "NamespaceLifecycle"]
 
 IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")
+_ACCESS_REVIEW_RESOURCES = {("authorization.k8s.io", "localsubjectaccessreviews")}
 
 
 class NamespaceLifecycle:
@@ -28,6 +31,8 @@ class NamespaceLifecycle:
     def handles(self, req: AdmissionRequest) -> bool:
         if req.group == "" and req.resource == "namespaces":
             return req.operation == "DELETE"
+        if (req.group, req.resource) in _ACCESS_REVIEW_RESOURCES:
+            return False
         return bool(req.namespace) and req.operation == "CREATE"
 
     def admit(self, req: AdmissionRequest) -> None:

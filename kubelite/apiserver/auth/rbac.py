@@ -456,6 +456,13 @@ class RBACAuthorizer:
         rules included), as fresh JSON dicts."""
         return [_copy_rule(r) for r, _ in self._ruleset(user, namespace).entries]
 
+    def rules_review(self, user: UserInfo, namespace: str) -> tuple[list[dict[str, Any]], str]:
+        """RBAC's ``RulesFor`` as a SelfSubjectRulesReview reports it: the rules (fresh JSON dicts) and the
+        aggregated error of the role references that could not be resolved ("" if none: the list is
+        complete)."""
+        rs = self._ruleset(user, namespace)
+        return [_copy_rule(r) for r, _ in rs.entries], _aggregate(rs.errors) if rs.errors else ""
+
     # --- escalation prevention ----------------------------------------------------------------------
 
     def confirm_no_escalation(self, user: UserInfo, namespace: str, rules: list[dict[str, Any]], *,

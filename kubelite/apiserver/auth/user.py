@@ -13,6 +13,8 @@ Contract:
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "parse_service_account_username",
     "service_account_user",
     "service_account_username",
+    "user_fields",
 ]
 
 # Well-known names from k8s.io/apiserver/pkg/authentication/user/user.go.
@@ -97,3 +100,16 @@ def node_user(node_name: str) -> UserInfo:
     """A kubelet's identity: ``system:node:<name>`` in ``system:nodes`` (the Node authorizer's
     convention, see ``pkg/auth/nodeidentifier``)."""
     return UserInfo(name=f"system:node:{node_name}", groups=(NODES_GROUP, ALL_AUTHENTICATED))
+
+
+def user_fields(user: UserInfo) -> dict[str, Any]:
+    """The user as API objects carry it (``username``, ``uid``, ``groups``, ``extra``; Go's omitempty leaves the
+    empty ones out): authentication/v1 ``UserInfo`` in reviews, a CSR's requester in its spec."""
+    out: dict[str, Any] = {"username": user.name}
+    if user.uid:
+        out["uid"] = user.uid
+    if user.groups:
+        out["groups"] = list(user.groups)
+    if user.extra:
+        out["extra"] = {k: list(v) for k, v in user.extra}
+    return out

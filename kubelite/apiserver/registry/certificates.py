@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kubelite.api.resources import ResourceInfo
+from kubelite.apiserver.auth.user import user_fields
 from kubelite.apiserver.registry.strategy import SYSTEM_META, Strategy, SubresourceStrategy
 from kubelite.apiserver.validation.certificates import (
     APPROVED,
@@ -53,13 +54,7 @@ class CertificateSigningRequestStrategy(Strategy):
         spec = obj.setdefault("spec", {})
         for key in ("username", "uid", "groups", "extra"):
             spec.pop(key, None)
-        spec["username"] = user.name
-        if user.uid:
-            spec["uid"] = user.uid
-        if user.groups:
-            spec["groups"] = list(user.groups)
-        if user.extra:
-            spec["extra"] = {k: list(v) for k, v in user.extra}
+        spec.update(user_fields(user))
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return validate_csr_create(obj)
