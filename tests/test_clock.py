@@ -23,21 +23,28 @@ async def test_autojump_sleeps_complete_in_deadline_order() -> None:
     assert order == [("a", 10), ("a2", 10), ("b", 20), ("c", 30)]
 
 
+class Ticker:
+    """A cluster-like timer every 10 s of virtual time, counting how often it fired (how far time jumped)."""
+
+    def __init__(self, clock: VirtualClock) -> None:
+        self.clock = clock
+        self.ticks = 0
+
+    async def run(self) -> None:
+        while True:
+            await self.clock.sleep(10)
+            self.ticks += 1
+
+
 async def test_an_hour_passes_instantly() -> None:
     clock = VirtualClock()
-    ticks = 0
-
-    async def ticker() -> None:
-        nonlocal ticks
-        while True:
-            await clock.sleep(10)
-            ticks += 1
+    ticker = Ticker(clock)
 
     async with clock.running(), anyio.create_task_group() as tg:
-        tg.start_soon(ticker)
+        tg.start_soon(ticker.run)
         await clock.advance(3600)
         tg.cancel_scope.cancel()
-    assert ticks == 360
+    assert ticker.ticks == 360
     assert clock.now() == EPOCH + 3600
 
 
@@ -231,23 +238,17 @@ async def test_known_io_in_flight_is_not_skipped_over() -> None:
     import time as _time
 
     clock = VirtualClock()
-    ticks = 0
-
-    async def ticker() -> None:
-        nonlocal ticks
-        while True:
-            await clock.sleep(10)
-            ticks += 1
+    ticker = Ticker(clock)
 
     async with clock.running(), anyio.create_task_group() as tg:
-        tg.start_soon(ticker)
+        tg.start_soon(ticker.run)
         loop = asyncio.get_running_loop()
         t0 = clock.now()
         result = await asyncio.wait_for(loop.run_in_executor(None, lambda: (_time.sleep(0.2), "done")[1]), 30)
         assert result == "done"
         elapsed = clock.now() - t0
         assert 0.15 < elapsed < 5
-        assert ticks == 0
+        assert ticker.ticks == 0
         tg.cancel_scope.cancel()
 
 
@@ -324,18 +325,12 @@ async def test_a_child_process_that_can_make_progress_holds_virtual_time(child: 
     import sys
 
     clock = VirtualClock()
-    ticks = 0
-
-    async def ticker() -> None:
-        nonlocal ticks
-        while True:
-            await clock.sleep(10)
-            ticks += 1
+    ticker = Ticker(clock)
 
     async with clock.running(), anyio.create_task_group() as tg:
-        tg.start_soon(ticker)
+        tg.start_soon(ticker.run)
         proc = await asyncio.create_subprocess_exec(sys.executable, "-c", child, stdout=asyncio.subprocess.PIPE)
         out, _ = await proc.communicate()
         tg.cancel_scope.cancel()
     assert out.strip() == b"done"
-    assert (ticks > 0) is jumps, ticks
+    assert (ticker.ticks > 0) is jumps, ticker.ticks
