@@ -602,8 +602,9 @@ class _ChildProcesses:
 
     A process can make progress when one of its threads is running or runnable (``R``) or in uninterruptible
     I/O (``D``, e.g. paging in its binary), or when it used CPU since the previous look (a thread that ran
-    between two looks). One that has exited but is not reaped yet counts for up to a real second: the loop's
-    child watcher is about to report it. Sleeping (``S``) and stopped processes cannot make progress. Without
+    between two looks). One that has exited but whose exit the loop has not seen yet (a zombie, or one the
+    child watcher's thread has reaped but not yet reported) counts for up to a real second: the report is on
+    its way. Sleeping (``S``) and stopped processes cannot make progress. Without
     ``/proc`` (not Linux) nothing is ever busy, and only the loop's idle grace covers other processes.
     """
 
@@ -625,13 +626,13 @@ class _ChildProcesses:
             return False
         busy = False
         ticks: dict[int, int] = {}
+        roots = set(live)
         for pid in self._with_descendants(live):
             fields = self._stat(f"/proc/{pid}/stat")
-            if fields is None:
-                continue
-            if fields[0] in "ZX":  # exited, not yet reaped
-                first = self._exited.setdefault(pid, time.monotonic())
-                busy = busy or time.monotonic() - first < self._REAP_WAIT
+            if fields is None or fields[0] in "ZX":
+                if pid in roots:  # exited (perhaps reaped by the child watcher's thread), not yet reported
+                    first = self._exited.setdefault(pid, time.monotonic())
+                    busy = busy or time.monotonic() - first < self._REAP_WAIT
                 continue
             used = int(fields[11]) + int(fields[12])  # utime + stime, summed over the process's threads
             ticks[pid] = used
@@ -640,6 +641,8 @@ class _ChildProcesses:
             elif not busy:
                 busy = any(self._thread_runs(pid, tid) for tid in self._listdir(f"/proc/{pid}/task"))
         self._ticks = ticks
+        if len(self._exited) > len(roots):
+            self._exited = {pid: t for pid, t in self._exited.items() if pid in roots}
         return busy
 
     def _thread_runs(self, pid: int, tid: str) -> bool:
