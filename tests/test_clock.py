@@ -24,15 +24,17 @@ async def test_autojump_sleeps_complete_in_deadline_order() -> None:
 
 
 class Ticker:
-    """A cluster-like timer every 10 s of virtual time, counting how often it fired (how far time jumped)."""
+    """A cluster-like timer every ``every`` s of virtual time (10 by default), counting how often it fired
+    (how far time jumped)."""
 
-    def __init__(self, clock: VirtualClock) -> None:
+    def __init__(self, clock: VirtualClock, every: float = 10) -> None:
         self.clock = clock
+        self.every = every
         self.ticks = 0
 
     async def run(self) -> None:
         while True:
-            await self.clock.sleep(10)
+            await self.clock.sleep(self.every)
             self.ticks += 1
 
 
@@ -325,8 +327,11 @@ async def test_a_child_process_that_can_make_progress_holds_virtual_time(child: 
     # the loop has not seen yet (the watcher thread reaped it, the report is on its way) also holds time.
     import sys
 
+    # While a busy child holds time, time flows at real speed: at load 20 the eight children take 20+ real
+    # seconds, so a 10 s ticker would fire without any jump. The ticker's period is an hour: it fires only if
+    # time jumped (to it), however slowly the machine runs the children.
     clock = VirtualClock()
-    ticker = Ticker(clock)
+    ticker = Ticker(clock, every=3600)
 
     async with clock.running(), anyio.create_task_group() as tg:
         tg.start_soon(ticker.run)
