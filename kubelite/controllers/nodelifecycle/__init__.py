@@ -25,7 +25,6 @@ from kubelite.controllers.nodelifecycle.node_lifecycle_controller import (
 from kubelite.controllers.nodelifecycle.taint_eviction import TaintEvictionController
 from kubelite.controllers.nodelifecycle.taints import no_execute_taints
 from kubelite.controllers.predicate import Funcs
-from kubelite.controllers.reconcile import Request
 
 __all__ = ["NAME", "POD_NODE_INDEX", "NodeLifecycleConfig", "pod_node_index", "register"]
 
@@ -38,10 +37,6 @@ OPTIONS = frozenset({*NodeLifecycleConfig.__struct_fields__, "workers"})
 def pod_node_index(pod: Any) -> list[str]:
     spec = pod.spec
     return [spec.node_name] if spec is not None and spec.node_name else []
-
-
-def _no_requests(_obj: Any) -> list[Request]:
-    return []
 
 
 def _no_execute_taints_changed(old: Node, new: Node) -> bool:
@@ -62,7 +57,7 @@ def register(ctx: ControllerContext) -> None:
         client=ctx.client, clock=ctx.clock, nodes=nodes, leases=leases, pods=pods,
         recorder=ctx.recorder("node-controller"), config=config)
     (ctx.manager.controller("node-lifecycle-controller").for_(Node)
-        .watches(Lease, _no_requests)  # read at reconcile time; watched so its cache syncs first
+        .waits_for(Lease)  # read at reconcile time (upstream: leaseInformer HasSynced, no handler)
         .with_max_concurrent_reconciles(workers).complete(lifecycle))
 
     eviction = TaintEvictionController(client=ctx.client, clock=ctx.clock, nodes=nodes, pods=pods,
