@@ -45,6 +45,15 @@ def _no_execute_taints_changed(old: Node, new: Node) -> bool:
     return no_execute_taints(old) != no_execute_taints(new)
 
 
+def _placement_or_tolerations_changed(old: Pod, new: Pod) -> bool:
+    """Upstream ``PodUpdated`` of the taint-eviction controller returns at once when the pod's node and
+    tolerations are unchanged, so a pod status write (most pod writes) costs it no node lookup."""
+    os_, ns_ = old.spec, new.spec
+    if os_ is None or ns_ is None:
+        return os_ is not ns_
+    return bool(os_.node_name != ns_.node_name or os_.tolerations != ns_.tolerations)
+
+
 def register(ctx: ControllerContext) -> None:
     opts = ctx.options.get(NAME, {})
     config = NodeLifecycleConfig(**{k: v for k, v in opts.items() if k != "workers"})
@@ -63,6 +72,6 @@ def register(ctx: ControllerContext) -> None:
     eviction = TaintEvictionController(client=ctx.client, clock=ctx.clock, nodes=nodes, pods=pods,
                                        recorder=ctx.recorder("taint-eviction-controller"))
     (ctx.manager.controller("taint-eviction-controller")
-        .watches(Pod, eviction.pod_requests)
+        .watches(Pod, eviction.pod_requests, Funcs(update=_placement_or_tolerations_changed))
         .watches(Node, eviction.node_requests, Funcs(update=_no_execute_taints_changed))
         .with_max_concurrent_reconciles(workers).complete(eviction))
