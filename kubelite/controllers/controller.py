@@ -158,6 +158,8 @@ class Controller:
         self._rate_limiter_factory = rate_limiter_factory
         self.recover_panic = recover_panic
         self._watches: list[_Watch] = []
+        #: informers read at reconcile time without an event handler (see :meth:`wait_for`)
+        self._synced: list[SharedIndexInformer] = []
         self.queue: RateLimitingQueue[Request] = self._new_queue()
         self.running = False
         self._reconciles = self._errors = self._terminal = self._requeues = self._requeues_after = 0
@@ -200,6 +202,14 @@ class Controller:
         if self.running:
             self._register(w)
 
+    def wait_for(self, informer: SharedIndexInformer) -> None:
+        """Start reconciling only after ``informer`` has synced, with no event handler on it: a cache the
+        reconciler reads (a lister) but whose events enqueue nothing. Upstream's controllers pass such an
+        informer's ``HasSynced`` to ``cache.WaitForNamedCacheSync`` and register no handler, so none of its
+        events reaches this controller (a no-op handler would still be called for every event)."""
+        if informer not in self._synced:
+            self._synced.append(informer)
+
     def _register(self, w: _Watch) -> None:
         reset = getattr(w.handler, "reset", None)
         if reset is not None:
@@ -218,7 +228,8 @@ class Controller:
             for w in self._watches:
                 self._register(w)
             await wait_for_cache_sync(
-                *[w.registration for w in self._watches if w.registration is not None], clock=self.clock,
+                *[w.registration for w in self._watches if w.registration is not None], *self._synced,
+                clock=self.clock,
             )
             worker = self._worker if self.perturber is None else self._perturbed_worker
             # The workers run in this call's task group: the first to fail ends the run with its

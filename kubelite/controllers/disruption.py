@@ -258,10 +258,8 @@ def register(ctx: ControllerContext) -> None:
         replicasets=inf.informer_for(ReplicaSet).get_indexer(), deployments=inf.informer_for(Deployment).get_indexer(),
         statefulsets=inf.informer_for(StatefulSet).get_indexer())
 
-    def none(_obj: Any) -> list[Request]:
-        return []
-
+    # Upstream registers handlers on PDBs and pods only; the workload listers are read when a PDB syncs.
     (ctx.manager.controller("disruption-controller").for_(PodDisruptionBudget)
-        .watches(Pod, ctrl.pdbs_for_pod).watches(ReplicaSet, none).watches(Deployment, none)
-        .watches(StatefulSet, none).with_max_concurrent_reconciles(int(ctx.option(NAME, "workers", 5)))
+        .watches(Pod, ctrl.pdbs_for_pod).waits_for(ReplicaSet).waits_for(Deployment)
+        .waits_for(StatefulSet).with_max_concurrent_reconciles(int(ctx.option(NAME, "workers", 5)))
         .complete(ctrl))

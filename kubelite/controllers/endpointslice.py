@@ -455,6 +455,6 @@ def register(ctx: ControllerContext) -> None:
         .for_(Service)
         .watches(Pod, _pod_services(reconciler.services), Funcs(update=_pod_endpoint_changed))
         .watches("endpointslices", _service_of_slice)
-        .watches(Node, lambda _node: ())  # the zone lister needs the informer running
+        .waits_for(Node)  # the zone lister reads it; a node event enqueues nothing
         .with_max_concurrent_reconciles(int(ctx.option(NAME, "workers", WORKERS)))
         .complete(reconciler))

@@ -73,6 +73,7 @@ class Builder:
         self._for_preds: tuple[Predicate, ...] = ()
         self._owns: list[tuple[Any, tuple[Predicate, ...]]] = []
         self._watches: list[tuple[Any, EventHandler, tuple[Predicate, ...]]] = []
+        self._synced: list[Any] = []
         self._filters: tuple[Predicate, ...] = ()
         self._workers = 1
 
@@ -93,6 +94,13 @@ class Builder:
         """Any other resource, through an :class:`EventHandler` or a map function ``obj -> requests`` (``Watches``)."""
         h: EventHandler = handler if hasattr(handler, "create") else EnqueueRequestsFromMapFunc(handler)  # type: ignore[assignment]
         self._watches.append((resource, h, predicates))
+        return self
+
+    def waits_for(self, resource: Any) -> Builder:
+        """A resource the reconciler reads from its shared informer's cache but whose events enqueue nothing:
+        reconciles wait for that cache to sync, and no handler is registered on it (kube-controller-manager's
+        ``WaitForNamedCacheSync`` over a lister's ``HasSynced``; see :meth:`Controller.wait_for`)."""
+        self._synced.append(resource)
         return self
 
     def with_event_filter(self, *predicates: Predicate) -> Builder:
@@ -123,6 +131,8 @@ class Builder:
                            *self._filters, *preds)
         for res, handler, preds in self._watches:
             ctrl.watch(m.informers.informer_for(res), handler, *self._filters, *preds)
+        for res in self._synced:
+            ctrl.wait_for(m.informers.informer_for(res))
         m.add(ctrl, factory=factory)
         return ctrl
 

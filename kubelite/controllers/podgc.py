@@ -142,4 +142,4 @@ def register(ctx: ControllerContext) -> None:
     no_updates = Funcs(update=lambda _old, _new: False)
     (ctx.manager.controller("pod-garbage-collector").watches(Node, on_node, no_updates)
         .watches(Namespace, on_node, Funcs(update=lambda _old, _new: False, delete=lambda _obj: False))
-        .watches(Pod, lambda _p: []).complete(gc))
+        .waits_for(Pod).complete(gc))  # upstream: podListerSynced, no pod handler

@@ -35,7 +35,7 @@ from kubelite.scheduler.framework.interface import (
     UPDATE_POD_SCALE_DOWN,
     ClusterEvent,
 )
-from kubelite.scheduler.framework.types import PodInfo
+from kubelite.scheduler.framework.types import PodInfo, same_spec
 
 if TYPE_CHECKING:
     from kubelite.scheduler.scheduler import Scheduler
@@ -73,7 +73,7 @@ def pod_update_action(old: Pod, new: Pod) -> int:
     action = 0
     if (old.metadata.labels if old.metadata else None) != (new.metadata.labels if new.metadata else None):
         action |= UPDATE_POD_LABEL
-    if old.spec != new.spec and PodInfo(old).requests != PodInfo(new).requests:
+    if not same_spec(old.spec, new.spec) and PodInfo(old).requests != PodInfo(new).requests:
         action |= UPDATE_POD_SCALE_DOWN
     return action
 
@@ -87,7 +87,7 @@ def _uid(pod: Pod) -> str:
 
 def _spec_changed(old: Pod, new: Pod) -> bool:
     """Upstream ``isPodUpdated``: anything but status, resourceVersion, generation, managedFields."""
-    if old.spec != new.spec:
+    if not same_spec(old.spec, new.spec):
         return True
     om, nm = old.metadata, new.metadata
     if om is None or nm is None:

@@ -396,3 +396,52 @@ async def test_worker_maps_outcomes_like_reconcile_handler(cluster: Cluster) -> 
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
+
+
+# --- waits_for: a cache read at reconcile time, with no handler (upstream WaitForNamedCacheSync) ---
+
+async def test_waits_for_syncs_the_cache_first_and_registers_no_handler(cluster: Cluster) -> None:
+    from kubelite.api.types import Secret
+
+    await cluster.client.create({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "default"}})
+    await cluster.client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}})
+    mgr = Manager(cluster.client, clock=cluster.clock, rng=cluster.rng)
+    secrets = mgr.informers.informer_for(Secret)
+    seen: list[tuple[str, list[str]]] = []
+
+    async def reconcile(req: Request) -> None:
+        seen.append((req.name, sorted(s.metadata.name for s in secrets.get_indexer().list())))
+
+    mgr.controller("reader").for_(ConfigMap).waits_for(Secret).complete(reconcile)
+    await started(cluster, mgr)
+    # the first reconcile already saw the synced Secret cache
+    assert seen == [("c", ["s"])]
+    assert not secrets._listeners  # no handler: a Secret event reaches no controller
+    await cluster.client.create({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "t", "namespace": "default"}})
+    await cluster.settle()
+    assert seen == [("c", ["s"])]
+    assert [s.metadata.name for s in secrets.get_indexer().list()] == ["s", "t"]
+    await mgr.stop()
+
+
+async def test_pod_events_reach_only_the_controllers_upstream_registers_pod_handlers_for() -> None:
+    """kube-controller-manager's HPA, PodGC controllers read pods through a lister with no handler; the
+    node lifecycle controller reads Leases the same way. Every pod event costs a handler call per watcher,
+    so a no-op watch is work that scales with the cluster."""
+    from kubelite.api.types import Lease, Pod
+
+    async with Cluster(seed=1, scheduler=False, network=False) as c:
+        await c.settle()  # the manager's controllers have registered their handlers
+        mgr = c.controller_manager
+        assert mgr is not None
+        watching = {res: sorted(ctl.name for ctl in mgr.controllers.values()
+                                for w in ctl._watches if w.informer is mgr.informers.informer_for(res))
+                    for res in (Pod, Lease)}
+        assert "horizontal-pod-autoscaler" not in watching[Pod]
+        assert "pod-garbage-collector" not in watching[Pod]
+        assert "disruption-controller" in watching[Pod]  # upstream's addPod/updatePod/deletePod
+        assert "replicaset" in watching[Pod]
+        # the garbage collector's graph builder watches every deletable resource, as upstream's does
+        assert watching[Lease] == ["garbage-collector-controller"]
+        assert len(mgr.informers.informer_for(Pod)._listeners) == len(watching[Pod])
+        assert mgr.informers.informer_for(Lease).has_synced()

@@ -138,3 +138,37 @@ def test_pod_info_updated_shares_only_what_did_not_change(change: dict[str, Any]
     assert got.pod is new and old.pod is not new
     assert {s: getattr(got, s) for s in PodInfo.__slots__} == {s: getattr(fresh, s) for s in PodInfo.__slots__}
     assert (got.requests is old.requests) is shared
+
+
+def _frozen_spec(spec: dict[str, Any]) -> Any:
+    import msgspec
+
+    from kubelite.api.types.core_v1 import PodSpec
+    from kubelite.api.views import freeze
+
+    return freeze(msgspec.convert(spec, PodSpec))
+
+
+_SPEC = {"containers": [{"name": "c", "image": "nginx:1.25", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}],
+         "nodeSelector": {"a": "1", "b": "2"}, "nodeName": "n1"}
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    (_SPEC, _SPEC, True),
+    (_SPEC, {**_SPEC, "nodeSelector": {"b": "2", "a": "1"}}, True),  # other key order: encodings differ, == decides
+    (_SPEC, {**_SPEC, "nodeName": "n2"}, False),
+    (_SPEC, {**_SPEC, "containers": [{"name": "c", "image": "nginx:1.26"}]}, False),
+    (_SPEC, {**_SPEC, "nodeSelector": {"a": "1"}}, False),
+    (_SPEC, None, False),
+    (None, None, True),
+], ids=["equal", "key-order", "node-name", "image", "selector", "none", "both-none"])
+def test_same_spec_is_equality(a: dict[str, Any] | None, b: dict[str, Any] | None, same: bool) -> None:
+    """``same_spec`` answers exactly what ``==`` answers on shared (frozen) views, which the scheduler's pod
+    update handlers ask of every pod write (upstream ``PodInfo.Update`` / ``isPodUpdated``)."""
+    from kubelite.scheduler.framework.types import same_spec
+
+    x = _frozen_spec(a) if a is not None else None
+    y = _frozen_spec(b) if b is not None else None
+    assert same_spec(x, y) is same
+    assert (x == y) is same
+    assert same_spec(x, x) is True

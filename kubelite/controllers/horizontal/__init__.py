@@ -7,13 +7,10 @@ Options (``controller_options={"horizontalpodautoscaling": {...}}``): ``workers`
 
 from __future__ import annotations
 
-from typing import Any
-
 from kubelite.api.types import HorizontalPodAutoscaler, Pod
 from kubelite.controllers.horizontal.horizontal import SYNC_PERIOD, HorizontalController
 from kubelite.controllers.kcm import ControllerContext
 from kubelite.controllers.predicate import GenerationChangedPredicate
-from kubelite.controllers.reconcile import Request
 
 __all__ = ["NAME", "SYNC_PERIOD", "HorizontalController", "register"]
 
@@ -30,8 +27,7 @@ def register(ctx: ControllerContext) -> None:
         pods=pods, recorder=ctx.recorder("horizontal-pod-autoscaler"))
 
     # Upstream requeues each HPA on a fixed resync period; its own status writes must not trigger a sync.
-    def none(_obj: Any) -> list[Request]:
-        return []
-
-    (ctx.manager.controller("horizontal-pod-autoscaler").for_(HorizontalPodAutoscaler, GenerationChangedPredicate()).watches(Pod, none)
+    # Pods are read through the lister only: upstream's HorizontalController registers no pod handler and
+    # waits for ``podListerSynced``, so a pod event costs it nothing.
+    (ctx.manager.controller("horizontal-pod-autoscaler").for_(HorizontalPodAutoscaler, GenerationChangedPredicate()).waits_for(Pod)
         .with_max_concurrent_reconciles(int(ctx.option(NAME, "workers", 5))).complete(ctrl))

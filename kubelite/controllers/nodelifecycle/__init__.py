@@ -25,7 +25,6 @@ from kubelite.controllers.nodelifecycle.node_lifecycle_controller import (
 from kubelite.controllers.nodelifecycle.taint_eviction import TaintEvictionController
 from kubelite.controllers.nodelifecycle.taints import no_execute_taints
 from kubelite.controllers.predicate import Funcs
-from kubelite.controllers.reconcile import Request
 
 __all__ = ["NAME", "POD_NODE_INDEX", "NodeLifecycleConfig", "pod_node_index", "register"]
 
@@ -40,14 +39,19 @@ def pod_node_index(pod: Any) -> list[str]:
     return [spec.node_name] if spec is not None and spec.node_name else []
 
 
-def _no_requests(_obj: Any) -> list[Request]:
-    return []
-
-
 def _no_execute_taints_changed(old: Node, new: Node) -> bool:
     """Upstream ``NodeUpdated`` of the taint-eviction controller returns at once when the node's NoExecute
     taints are unchanged, so a node status write costs no walk over the node's pods."""
     return no_execute_taints(old) != no_execute_taints(new)
+
+
+def _placement_or_tolerations_changed(old: Pod, new: Pod) -> bool:
+    """Upstream ``PodUpdated`` of the taint-eviction controller returns at once when the pod's node and
+    tolerations are unchanged, so a pod status write (most pod writes) costs it no node lookup."""
+    os_, ns_ = old.spec, new.spec
+    if os_ is None or ns_ is None:
+        return os_ is not ns_
+    return bool(os_.node_name != ns_.node_name or os_.tolerations != ns_.tolerations)
 
 
 def register(ctx: ControllerContext) -> None:
@@ -62,12 +66,12 @@ def register(ctx: ControllerContext) -> None:
         client=ctx.client, clock=ctx.clock, nodes=nodes, leases=leases, pods=pods,
         recorder=ctx.recorder("node-controller"), config=config)
     (ctx.manager.controller("node-lifecycle-controller").for_(Node)
-        .watches(Lease, _no_requests)  # read at reconcile time; watched so its cache syncs first
+        .waits_for(Lease)  # read at reconcile time (upstream: leaseInformer HasSynced, no handler)
         .with_max_concurrent_reconciles(workers).complete(lifecycle))
 
     eviction = TaintEvictionController(client=ctx.client, clock=ctx.clock, nodes=nodes, pods=pods,
                                        recorder=ctx.recorder("taint-eviction-controller"))
     (ctx.manager.controller("taint-eviction-controller")
-        .watches(Pod, eviction.pod_requests)
+        .watches(Pod, eviction.pod_requests, Funcs(update=_placement_or_tolerations_changed))
         .watches(Node, eviction.node_requests, Funcs(update=_no_execute_taints_changed))
         .with_max_concurrent_reconciles(workers).complete(eviction))

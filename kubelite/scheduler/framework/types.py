@@ -38,6 +38,7 @@ __all__ = [
     "PodInfo",
     "QueuedPodInfo",
     "WeightedAffinityTerm",
+    "same_spec",
 ]
 
 #: ``pkg/scheduler/util/pod_resources.go``: what scoring assumes for a container without requests.
@@ -173,7 +174,7 @@ class PodInfo:
         om, nm = self.pod.metadata, pod.metadata
         if (om is None or nm is None or om.uid != nm.uid or om.name != nm.name or om.namespace != nm.namespace
                 or om.labels != nm.labels or om.creation_timestamp != nm.creation_timestamp
-                or self.pod.spec != pod.spec):
+                or not same_spec(self.pod.spec, pod.spec)):
             return PodInfo(pod)
         pi: PodInfo = object.__new__(PodInfo)
         for slot in _POD_INFO_SLOTS:
@@ -192,6 +193,17 @@ class PodInfo:
 
 
 _POD_INFO_SLOTS = PodInfo.__slots__
+_encode = msgspec.json.Encoder().encode
+
+
+def same_spec(a: Any, b: Any) -> bool:
+    """Whether two pod specs are equal (``==``), cheaply in the common case. Most pod writes are status writes
+    that leave the spec as it was, and the scheduler asks this of every pod update (upstream's ``PodInfo.Update``,
+    ``podSchedulingPropertiesChange``, ``isPodUpdated``). A shared view's ``==`` walks the whole spec in
+    Python (about 0.1 ms for a pod with one container); its JSON encoding runs in C, about ten times less, and
+    equal encodings mean equal specs. Unequal encodings may still be equal specs (a map's keys in another
+    order), so they are decided by ``==``."""
+    return a is b or _encode(a) == _encode(b) or bool(a == b)
 
 
 class QueuedPodInfo:

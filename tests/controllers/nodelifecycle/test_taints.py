@@ -84,3 +84,29 @@ def test_taint_eviction_wakes_on_node_updates_only_when_no_execute_taints_change
     from kubelite.controllers.nodelifecycle import _no_execute_taints_changed
 
     assert _no_execute_taints_changed(Node(spec=NodeSpec(taints=old)), Node(spec=NodeSpec(taints=new))) is want
+
+
+_TOL = Toleration(key="node.kubernetes.io/unreachable", operator="Exists", effect="NoExecute", toleration_seconds=300)
+
+
+@pytest.mark.parametrize(("old", "new", "want"), [
+    ({"node_name": "n1"}, {"node_name": "n1"}, False),
+    ({"node_name": "n1", "tolerations": [_TOL]}, {"node_name": "n1", "tolerations": [_TOL]}, False),
+    ({}, {"node_name": "n1"}, True),
+    ({"node_name": "n1"}, {"node_name": "n2"}, True),
+    ({"node_name": "n1"}, {"node_name": "n1", "tolerations": [_TOL]}, True),
+    ({"node_name": "n1", "tolerations": [_TOL]}, {"node_name": "n1"}, True),
+], ids=["status-only", "same-tolerations", "bound", "moved", "toleration-added", "toleration-removed"])
+def test_taint_eviction_wakes_on_pod_updates_only_when_node_or_tolerations_change(
+    old: dict[str, Any], new: dict[str, Any], want: bool,
+) -> None:
+    """Upstream ``PodUpdated`` returns at once when the node name and tolerations are unchanged (a kubelet's
+    status write), so those pod updates never reach the taint-eviction queue."""
+    from kubelite.api.types import Pod
+    from kubelite.api.types.core_v1 import Container, PodSpec
+    from kubelite.controllers.nodelifecycle import _placement_or_tolerations_changed
+
+    def pod(fields: dict[str, Any]) -> Pod:
+        return Pod(spec=PodSpec(containers=[Container(name="c", image="i")], **fields))
+
+    assert _placement_or_tolerations_changed(pod(old), pod(new)) is want
