@@ -569,7 +569,7 @@ class Kubelet:
             return
         now = self.clock.now()
         capacity = quantity_units("memory", self.capacity.get("memory", "0"))
-        usages: list[ev.PodUsage] = []
+        active: list[tuple[PodWorker, dict[str, int]]] = []
         total = 0
         dynamic = False
         for w in self.workers.values():
@@ -578,12 +578,8 @@ class Kubelet:
             per = w.memory_usage(now)
             if not per:
                 continue
-            reqs = {r.name: quantity_units("memory", ((r.spec.get("resources") or {}).get("requests") or {})
-                                           .get("memory", 0)) for r in w.containers}
-            used = sum(per.values())
-            total += used
-            usages.append(ev.PodUsage(w, w.pod, used, sum(reqs.get(n, 0) for n in per),
-                                      {n: (u, reqs.get(n, 0)) for n, u in per.items()}))
+            total += sum(per.values())
+            active.append((w, per))
             dynamic = dynamic or any(r.profile is not None and (r.profile.memory_steps or
                                                                  r.profile.memory_growth_per_second)
                                      for r in w.containers if r.step == Step.RUNNING)
@@ -600,8 +596,9 @@ class Kubelet:
                         "Normal", "NodeHasInsufficientMemory" if pressure else "NodeHasSufficientMemory",
                         f"Node {self.node_name} status is now: "
                         f"{'NodeHasInsufficientMemory' if pressure else 'NodeHasSufficientMemory'}")
-        if under and usages:
-            victim = ev.rank_for_memory(usages)[0]
+        if under and active:
+            # ranking needs each pod's requests: parsed only when the node is under the threshold
+            victim = ev.rank_for_memory([_pod_usage(w, per) for w, per in active])[0]
             self._event({"kind": "Node", "name": self.node_name, "uid": self.node_name, "apiVersion": "v1"},
                         "Warning", "EvictionThresholdMet", "Attempting to reclaim memory")
             self.evict(victim.key, ev.eviction_message(victim, self.eviction_threshold, available))
@@ -768,6 +765,14 @@ class Kubelet:
 
 def _units(quantities: Mapping[str, Any]) -> dict[str, int]:
     return {r: quantity_units(r, q) for r, q in quantities.items()}
+
+
+def _pod_usage(w: PodWorker, per: Mapping[str, int]) -> ev.PodUsage:
+    """rankMemoryPressure's input for one pod: its usage against its containers' memory requests."""
+    reqs = {r.name: quantity_units("memory", ((r.spec.get("resources") or {}).get("requests") or {}).get("memory", 0))
+            for r in w.containers}
+    return ev.PodUsage(w, w.pod, sum(per.values()), sum(reqs.get(n, 0) for n in per),
+                       {n: (u, reqs.get(n, 0)) for n, u in per.items()})
 
 
 def _running_count(w: PodWorker) -> int:
