@@ -280,12 +280,45 @@ def _freeze_struct(v: Any) -> Any:
     return v
 
 
+def _freeze_dict(v: dict[Any, Any]) -> FrozenDict:
+    # scalars are handled inline (no call per leaf): the untyped views (a pod's kubelet) are mostly leaves
+    out = {}
+    for k, x in v.items():
+        tp = type(x)
+        if tp is str:
+            x = _intern(x)
+        elif tp is dict:
+            x = _freeze_dict(x)
+        elif tp is list:
+            x = _freeze_list(x)
+        elif tp not in _SCALARS:
+            x = _freeze(x)
+        out[_intern(k)] = x
+    return FrozenDict(out)
+
+
+def _freeze_list(v: list[Any]) -> FrozenList:
+    out = []
+    for x in v:
+        tp = type(x)
+        if tp is str:
+            x = _intern(x)
+        elif tp is dict:
+            x = _freeze_dict(x)
+        elif tp is list:
+            x = _freeze_list(x)
+        elif tp not in _SCALARS:
+            x = _freeze(x)
+        out.append(x)
+    return FrozenList(out)
+
+
 def _freeze(v: Any) -> Any:
     tp = type(v)
     if tp is dict:
-        return FrozenDict({_intern(k): _freeze(x) for k, x in v.items()})
+        return _freeze_dict(v)
     if tp is list:
-        return FrozenList([_freeze(x) for x in v])
+        return _freeze_list(v)
     if tp is str:
         return _intern(v)
     if isinstance(v, msgspec.Struct):

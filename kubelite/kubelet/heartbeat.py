@@ -125,7 +125,9 @@ class NodeHeartbeat:
             spec["leaseDurationSeconds"] = LEASE_DURATION
             spec["renewTime"] = renew_time
             try:
-                self._lease = await self.client.replace(base, namespace=LEASE_NAMESPACE)
+                # ``base`` is the kubelet's own (the lease its last write or GET returned, decoded privately for
+                # it): sent as it is, not copied (a failed attempt leaves it as it was, so a retry resends it)
+                self._lease = await self.client.replace_owned(base, namespace=LEASE_NAMESPACE)
             except ApiError as e:
                 log.warning("lease_update_failed", node=self.node_name, error=str(e))
                 if isinstance(e, Conflict):

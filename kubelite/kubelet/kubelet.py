@@ -29,7 +29,10 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from kubelite.api.podresources import pod_requests, quantity_units
+from kubelite.api.types import Node
 from kubelite.client import Client
 from kubelite.clock import Clock, format_time
 from kubelite.errors import ApiError, Conflict, NotFound
@@ -136,7 +139,7 @@ class Kubelet:
         self._own_wheel = heartbeats is None
         self.heartbeats = heartbeats if heartbeats is not None else HeartbeatWheel(clock)
         self.patches = 0
-        self.node: dict[str, Any] | None = None  # the live Node, from the kubelet's node informer
+        self.node: Node | None = None  # the live Node (the shared read-only view), from the kubelet's node informer
         self._node_informer: SharedIndexInformer | None = None
         self._unsynced: dict[str, PodWorker] = {}  # pods whose last status write failed
         self._reconcile_timer: Any = None
@@ -186,7 +189,9 @@ class Kubelet:
         self._informer = informer
         # the kubelet's own Node (upstream's node informer on metadata.name): labels, taints and
         # allocatable changed through the API reach admission
-        node_informer = SharedIndexInformer(self.client, "nodes", clock=self.clock, rng=self.rng,
+        # The typed Node: the shared frozen view the scheduler's and the controllers' Node informers hold too, so
+        # a Node status write costs this kubelet a reference, not a decode of its own
+        node_informer = SharedIndexInformer(self.client, Node, clock=self.clock, rng=self.rng,
                                             fields={"metadata.name": self.node_name})
         node_informer.add_event_handler(ResourceEventHandlerFuncs(
             on_add=self._on_node, on_update=lambda old, new: self._on_node(new)))
@@ -250,23 +255,26 @@ class Kubelet:
         self.lookup.secret = getter("secrets")
         self.lookup.pvc = getter("persistentvolumeclaims")
 
-    def _on_node(self, node: dict[str, Any]) -> None:
+    def _on_node(self, node: Node) -> None:
         """The live Node: admission matches its labels, taints and allocatable from now on."""
         self.node = node
-        labels = (node.get("metadata") or {}).get("labels") or {}
+        meta, spec, status = node.metadata, node.spec, node.status
+        labels = (meta.labels if meta is not None else None) or {}
         self._node_labels = {"kubernetes.io/hostname": self.node_name, **labels}
-        self.taints = list((node.get("spec") or {}).get("taints") or ())
-        status = node.get("status") or {}
-        self._alloc_units = _units(status.get("allocatable") or {}) if status.get("allocatable") else None
+        taints = (spec.taints if spec is not None else None) or ()
+        self.taints = [msgspec.to_builtins(t) for t in taints]  # admission reads taints as the API's JSON
+        allocatable = status.allocatable if status is not None else None
+        self._alloc_units = _units(allocatable) if allocatable else None
+        capacity = (status.capacity if status is not None else None) or {}
         # an extended resource advertised through the API (a PATCH of status.capacity, as the docs' "advertise
         # extended resources for a node"): the kubelet keeps it and reports its allocatable at its next sync
         devices = self.devices
-        foreign = {k: str(v) for k, v in (status.get("capacity") or {}).items()
+        foreign = {k: str(v) for k, v in capacity.items()
                    if "/" in k and not devices.known(k) and k not in self._removed_resources}
         if foreign != self._foreign:
             self._foreign = foreign
             self.heartbeat.mark_dirty()
-        cidr = (node.get("spec") or {}).get("podCIDR")
+        cidr = spec.pod_cidr if spec is not None else None
         if cidr and self.pod_cidr is None:
             # the node IPAM controller assigned the node's pod CIDR: the network is ready for sandboxes
             self.pod_cidr = cidr
@@ -569,7 +577,7 @@ class Kubelet:
             return
         now = self.clock.now()
         capacity = quantity_units("memory", self.capacity.get("memory", "0"))
-        usages: list[ev.PodUsage] = []
+        active: list[tuple[PodWorker, dict[str, int]]] = []
         total = 0
         dynamic = False
         for w in self.workers.values():
@@ -578,12 +586,8 @@ class Kubelet:
             per = w.memory_usage(now)
             if not per:
                 continue
-            reqs = {r.name: quantity_units("memory", ((r.spec.get("resources") or {}).get("requests") or {})
-                                           .get("memory", 0)) for r in w.containers}
-            used = sum(per.values())
-            total += used
-            usages.append(ev.PodUsage(w, w.pod, used, sum(reqs.get(n, 0) for n in per),
-                                      {n: (u, reqs.get(n, 0)) for n, u in per.items()}))
+            total += sum(per.values())
+            active.append((w, per))
             dynamic = dynamic or any(r.profile is not None and (r.profile.memory_steps or
                                                                  r.profile.memory_growth_per_second)
                                      for r in w.containers if r.step == Step.RUNNING)
@@ -600,8 +604,9 @@ class Kubelet:
                         "Normal", "NodeHasInsufficientMemory" if pressure else "NodeHasSufficientMemory",
                         f"Node {self.node_name} status is now: "
                         f"{'NodeHasInsufficientMemory' if pressure else 'NodeHasSufficientMemory'}")
-        if under and usages:
-            victim = ev.rank_for_memory(usages)[0]
+        if under and active:
+            # ranking needs each pod's requests: parsed only when the node is under the threshold
+            victim = ev.rank_for_memory([_pod_usage(w, per) for w, per in active])[0]
             self._event({"kind": "Node", "name": self.node_name, "uid": self.node_name, "apiVersion": "v1"},
                         "Warning", "EvictionThresholdMet", "Attempting to reclaim memory")
             self.evict(victim.key, ev.eviction_message(victim, self.eviction_threshold, available))
@@ -768,6 +773,14 @@ class Kubelet:
 
 def _units(quantities: Mapping[str, Any]) -> dict[str, int]:
     return {r: quantity_units(r, q) for r, q in quantities.items()}
+
+
+def _pod_usage(w: PodWorker, per: Mapping[str, int]) -> ev.PodUsage:
+    """rankMemoryPressure's input for one pod: its usage against its containers' memory requests."""
+    reqs = {r.name: quantity_units("memory", ((r.spec.get("resources") or {}).get("requests") or {}).get("memory", 0))
+            for r in w.containers}
+    return ev.PodUsage(w, w.pod, sum(per.values()), sum(reqs.get(n, 0) for n in per),
+                       {n: (u, reqs.get(n, 0)) for n, u in per.items()})
 
 
 def _running_count(w: PodWorker) -> int:

@@ -532,9 +532,12 @@ class Store:
         nothing changed since its last event: upstream's cacher sends every bookmark watcher one about every
         minute whatever happened (clients such as kopf treat a minute-plus of silence as a dead stream)."""
         rv = self.revision
+        ev: WatchEvent | None = None  # one event for every watcher (one decode of it per informer type)
         for w in [*table.watchers, *(w for ws in table.pinned.values() for w in ws)]:
             if w.allow_bookmarks and not w.closed and w.position <= rv:
-                w.push(WatchEvent(BOOKMARK, rv, data(rv, False)))
+                if ev is None:
+                    ev = WatchEvent(BOOKMARK, rv, StoredBytes(data(rv, False)))
+                w.push(ev)
 
     def close_watches(self, table: Table | None = None, reason: str = "closed by fault injection") -> int:
         tables = [table] if table is not None else list(self.tables.values())

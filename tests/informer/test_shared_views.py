@@ -252,6 +252,24 @@ async def test_control_plane_informers_share_one_object_per_version(cluster: Clu
     assert kcm.metadata.resource_version == (await cluster.client.get(Pod, "web")).metadata.resource_version
 
 
+async def test_a_kubelet_holds_its_node_as_the_view_the_scheduler_holds(cluster: Cluster) -> None:
+    """The kubelet's own Node informer (upstream's on ``metadata.name``) is on the typed Node: after a Node
+    status write it holds the very object the scheduler's Node informer holds (no decode of its own)."""
+    import gc
+
+    from kubelite.api.types import Node
+
+    kubelet = cluster.kubelet("node-0")
+    kubelet.heartbeat.mark_dirty()
+    await cluster.advance(11)  # the next beat writes the Node status
+    (sched,) = [inf.get_indexer().get_by_key(kubelet.node_name) for inf in gc.get_objects()
+                if isinstance(inf, SharedIndexInformer) and inf.clock is cluster.clock
+                and inf.client.user.name == "system:kube-scheduler" and inf.resource is Node]
+    assert kubelet.node is not None and kubelet.node is sched
+    assert kubelet.node.metadata.resource_version == (await cluster.client.get(Node, kubelet.node_name)
+                                                      ).metadata.resource_version
+
+
 async def test_a_users_informer_gets_private_copies(cluster: Cluster) -> None:
     """A user's informer (and its handlers) may break client-go's contract and mutate what it is handed:
     it corrupts only its own cache, never the store or the control plane's shared objects."""

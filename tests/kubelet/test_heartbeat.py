@@ -3,6 +3,7 @@ Node status written when it changes or every 5 min with only what changed, and M
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -189,3 +190,42 @@ async def test_a_kubelet_outside_a_pool_beats_on_a_wheel_of_its_own() -> None:
         assert len(k.heartbeats) == 0
         await cluster.advance(20)
         assert k.heartbeat.renewals == 2
+
+
+def _stale(lease: dict[str, Any]) -> None:
+    lease["metadata"]["resourceVersion"] = "1"
+
+
+def _invalid(lease: dict[str, Any]) -> None:
+    lease["spec"]["leaseDurationSeconds"] = -1
+
+
+@pytest.mark.parametrize(("change", "fault", "code"), [
+    (None, None, 200), (_stale, None, 409), (_invalid, None, 422), (None, 500, 500),
+], ids=["renewed", "conflict", "invalid", "server-error"])
+async def test_a_lease_put_without_a_copy_leaves_the_body_as_sent(change: Any, fault: int | None, code: int) -> None:
+    """``Client.replace_owned`` (the kubelet's renewal) sends its body uncopied: the apiserver decodes a
+    built-in kind's body into an object of its own, so the body comes back as sent whatever the outcome,
+    which is what retryUpdateLease's retries of the same lease rely on."""
+    from kubelite.errors import ApiError
+
+    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
+        pool = await _pool(cluster)
+        await cluster.advance(1)
+        await pool["node-0"].stop()
+        lease = await _lease(cluster)
+        lease["spec"]["renewTime"] = micro_time(cluster.now + 0.25)
+        if change is not None:
+            change(lease)
+        if fault is not None:
+            cluster.faults.inject(fault, verb="update", resource="leases", name="node-0", times=1)
+        sent = copy.deepcopy(lease)
+        if code == 200:
+            out = await cluster.client.replace_owned(lease, namespace=LEASES)
+            assert out["spec"]["renewTime"] == sent["spec"]["renewTime"]
+            assert out is not lease
+        else:
+            with pytest.raises(ApiError) as err:
+                await cluster.client.replace_owned(lease, namespace=LEASES)
+            assert err.value.code == code
+        assert lease == sent

@@ -286,6 +286,31 @@ def test_bookmarks_and_initial_events_end(store: Store, pods: Table) -> None:
     assert ev is not None and ev.type == BOOKMARK and ev.rv == 3
 
 
+def test_a_bookmark_round_is_one_event_and_one_shared_view_for_every_watcher(store: Store, pods: Table) -> None:
+    """Upstream's cacher sends every bookmark watcher a bookmark about once a minute; with a kubelet's pod
+    and Node watch per node that is two per node per minute, so one round is one event (and one decode per
+    informer type through ``shared_view``), not one per watcher."""
+    from kubelite.api.views import shared_view
+
+    store.create(pods, obj("a"))
+    calls: list[int] = []
+
+    def bm(rv: int, initial: bool) -> bytes:
+        calls.append(rv)
+        return f'{{"metadata":{{"resourceVersion":"{rv}"}}}}'.encode()
+
+    ws = [store.watch(pods, resource_version=str(store.revision), allow_bookmarks=True, bookmark_data=bm)
+          for _ in range(3)]
+    store.bookmark(pods, bm)
+    evs = [w.poll() for w in ws]
+    assert all(ev is not None and ev.type == BOOKMARK and ev.rv == 1 for ev in evs)
+    assert calls == [1]
+    first = evs[0]
+    assert first is not None
+    assert all(ev is first for ev in evs)
+    assert shared_view(first.data) is shared_view(first.data)
+
+
 def test_namespace_watchers_see_their_namespace_only_and_share_the_event(store: Store, pods: Table) -> None:
     w_default = store.watch(pods, namespace="default", resource_version="0")
     w_other = store.watch(pods, namespace="other", resource_version="0")
