@@ -10,6 +10,7 @@ machine is shared: CPU time is the steadier figure; both are printed).
     python bench/coldstart.py                 # 7 samples of each, plus the -X importtime breakdown
     python bench/coldstart.py --runs 15 --top 25
     python bench/coldstart.py --kopf          # also: a kopf operator test from process start (issue #11)
+    python bench/coldstart.py --against DIR   # A/B: this tree and another (git archive main | tar -x -C DIR)
 
 What is measured:
 - floor: ``import anyio, msgspec, sortedcontainers, structlog, click, yaml``. anyio >= 4.16 imports its
@@ -35,6 +36,7 @@ import argparse
 import json
 import os
 import pathlib
+import resource
 import statistics
 import subprocess
 import sys
@@ -84,16 +86,16 @@ USER = _CLOCKS + _ONE.format(import_mark=_mark("imported")) + _mark("first") + _
 PYCACHE = tempfile.mkdtemp(prefix="kubelite-coldstart-pycache-")
 
 
-def _child(code: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+def _child(code: str, *extra: str, root: pathlib.Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""),
            "PYTHONPYCACHEPREFIX": PYCACHE}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return subprocess.run([sys.executable, *extra, "-c", code], env=env, capture_output=True, text=True,
-                          check=True, cwd=ROOT)
+                          check=True, cwd=root)
 
 
-def _sample(code: str, *args: str) -> dict[str, float]:
-    out: dict[str, float] = json.loads(_child(code, *args).stdout.strip().splitlines()[-1])
+def _sample(code: str, *args: str, root: pathlib.Path = ROOT) -> dict[str, float]:
+    out: dict[str, float] = json.loads(_child(code, *args, root=root).stdout.strip().splitlines()[-1])
     return out
 
 
@@ -191,43 +193,110 @@ KOPF_SCRIPT = textwrap.dedent('''
 ''')
 
 
-def kopf_run(mode: str, pycache: str, *extra: str) -> tuple[float, dict[str, list[float]]]:
-    """Wall seconds of the kopf test in a fresh interpreter (``mode``: "as-installed" or "kopf-only"; with
-    ``"floor"``, ``import kopf`` alone), and its phases as {name: [wall, CPU]}. Bytecode is cached in
-    ``pycache`` (as any installed environment has .pyc files); run once unmeasured first to warm it."""
+def _timed_child(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall s, CPU s, stdout) of a child process, its CPU (user + system, every thread, interpreter start and
+    exit included) from the kernel's accounting of waited-for children."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=ROOT, env=env).stdout
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out
+
+
+def _kopf_env(pycache: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = pycache
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
-    t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", KOPF_SCRIPT, mode, *extra], capture_output=True, text=True,
-                         check=True, cwd=ROOT, env=env).stdout
-    wall = time.perf_counter() - t0
+    return env
+
+
+def kopf_run(mode: str, pycache: str, *extra: str) -> tuple[float, dict[str, list[float]]]:
+    """Wall seconds of the kopf test in a fresh interpreter (``mode``: "as-installed" or "kopf-only"; with
+    ``"floor"``, ``import kopf`` alone), and its phases as {name: [wall, CPU]}, plus "process" (the whole
+    child's [wall, CPU], interpreter start and exit included). Bytecode is cached in ``pycache`` (as any
+    installed environment has .pyc files); run once unmeasured first to warm it."""
+    wall, cpu, out = _timed_child([sys.executable, "-c", KOPF_SCRIPT, mode, *extra], _kopf_env(pycache))
     phases: dict[str, list[float]] = json.loads(out.strip().splitlines()[-1])
+    phases["process"] = [wall, cpu]
     return wall, phases
 
 
 def kopf_report(runs: int) -> None:
     with tempfile.TemporaryDirectory(prefix="kubelite-bench-pycache-") as pycache:
+        env = _kopf_env(pycache)
+        bare = [sys.executable, "-c", "pass"]
         for mode in ("as-installed", "kopf-only"):
             kopf_run(mode, pycache)  # warm the bytecode cache
-            floors, samples = [], []
+            floors, samples, interpreters, nosite = [], [], [], []
             for _ in range(runs):
                 floors.append(kopf_run(mode, pycache, "floor")[1]["import kopf"])
                 samples.append(kopf_run(mode, pycache))
-            names = list(samples[0][1])
-            med = {n: [statistics.median(s[1][n][i] for s in samples) for i in (0, 1)] for n in names}
+                interpreters.append(_timed_child(bare, env)[:2])
+                nosite.append(_timed_child([sys.executable, "-S", "-c", "pass"], env)[:2])
+            names = [n for n in samples[0][1] if n != "process"]
+            med = {n: [statistics.median(s[1][n][i] for s in samples) for i in (0, 1)] for n in [*names, "process"]}
             wall = statistics.median(s[0] for s in samples)
             floor = [statistics.median(f[i] for f in floors) for i in (0, 1)]
-            total = [sum(v[i] for v in med.values()) for i in (0, 1)]
+            total = [sum(med[n][i] for n in names) for i in (0, 1)]
+            interp = [statistics.median(x[i] for x in interpreters) for i in (0, 1)]
+            no_site = [statistics.median(x[i] for x in nosite) for i in (0, 1)]
+            outside = [med["process"][i] - total[i] for i in (0, 1)]
             print(f"\nkopf operator test from process start, {mode} (median of {runs}; load average "
                   f"{os.getloadavg()[0]:.1f}): {wall:.2f} s wall with interpreter start and exit")
-            print(f"  {'phase':24s} {'wall s':>8s} {'CPU s':>8s}")
+            print(f"  {'phase':44s} {'wall s':>8s} {'CPU s':>8s}")
             for n in names:
-                print(f"  {n:24s} {med[n][0]:8.3f} {med[n][1]:8.3f}")
-            print(f"  {'in-script total':24s} {total[0]:8.3f} {total[1]:8.3f}")
-            print(f"  {'import kopf alone':24s} {floor[0]:8.3f} {floor[1]:8.3f}   (the floor)")
-            print(f"  {'above that floor':24s} {total[0] - floor[0]:8.3f} {total[1] - floor[1]:8.3f}   "
+                print(f"  {n:44s} {med[n][0]:8.3f} {med[n][1]:8.3f}")
+            print(f"  {'in-script total':44s} {total[0]:8.3f} {total[1]:8.3f}")
+            print(f"  {'import kopf alone':44s} {floor[0]:8.3f} {floor[1]:8.3f}   (the floor)")
+            print(f"  {'above that floor':44s} {total[0] - floor[0]:8.3f} {total[1] - floor[1]:8.3f}   "
                   f"(target: the whole test <= 1 s)")
+            print(f"  {'the whole process (kernel accounting)':44s} {med['process'][0]:8.3f} {med['process'][1]:8.3f}")
+            print(f"  {'  outside the script: interpreter start+exit':44s} {outside[0]:8.3f} {outside[1]:8.3f}")
+            print(f"  {'    a bare `python -c pass` (start + exit)':44s} {interp[0]:8.3f} {interp[1]:8.3f}")
+            print(f"  {'      of which site and its .pth hooks':44s} {interp[0] - no_site[0]:8.3f} "
+                  f"{interp[1] - no_site[1]:8.3f}   (`python -S -c pass`: {no_site[0]:.3f} / {no_site[1]:.3f})")
+            print(f"  {'    the rest: the script process exiting':44s} {outside[0] - interp[0]:8.3f} "
+                  f"{outside[1] - interp[1]:8.3f}")
+
+
+def ab_report(other: pathlib.Path, runs: int) -> None:
+    """This tree against ``other``, fresh processes alternating (floor, this, other), medians, ms."""
+    for root in (ROOT, other, ROOT, other):  # warm-up: bytecode cached
+        _sample(CLUSTER, root=root)
+        _sample(USER, root=root)
+    floors: list[dict[str, float]] = []
+    samples: dict[pathlib.Path, tuple[list[dict[str, float]], list[dict[str, float]]]] = {ROOT: ([], []),
+                                                                                         other: ([], [])}
+    for i in range(runs):
+        floors.append(_sample(FLOOR))
+        for root in ((ROOT, other) if i % 2 == 0 else (other, ROOT)):
+            samples[root][0].append(_sample(CLUSTER, root=root))
+            samples[root][1].append(_sample(USER, root=root))
+
+    def med(rows: list[dict[str, float]], key: str) -> float:
+        return statistics.median(r[key] for r in rows) * 1000
+
+    print(f"A/B, median of {runs} fresh processes each, interleaved (load average {os.getloadavg()[0]:.1f}), "
+          f"ms wall / CPU:  A = {ROOT}, B = {other}")
+    print(f"  {'':44s} {'A wall':>8s} {'B wall':>8s} {'A CPU':>8s} {'B CPU':>8s} {'A/B CPU':>8s}")
+    table: dict[str, list[float]] = {}
+    for root in (ROOT, other):
+        runs_, users = samples[root]
+        for clock in ("w", "c"):
+            deps = med(runs_, f"{clock}_deps")
+            imported, first = med(runs_, f"{clock}_imported") - deps, med(runs_, f"{clock}_first") - deps
+            for name, value in (
+                ("deps first, then: kubelite import", imported),
+                ("  + first cluster start/exit", first - imported),
+                ("  = the first cluster above the deps", first),
+                ("a second cluster in the same process", med(runs_, f"{clock}_second") - med(runs_, f"{clock}_first")),
+                ("as a user's process runs it, above the floor", med(users, f"{clock}_first") - med(floors, f"{clock}_deps")),
+            ):
+                table.setdefault(name, []).append(value)
+    print(f"  {'dependency import floor':44s} {med(floors, 'w_deps'):8.1f} {'':8s} {med(floors, 'c_deps'):8.1f}")
+    for name, (a_w, a_c, b_w, b_c) in table.items():
+        print(f"  {name:44s} {a_w:8.1f} {b_w:8.1f} {a_c:8.1f} {b_c:8.1f} {a_c / b_c if b_c else float('nan'):8.2f}")
 
 
 def main() -> None:
@@ -235,7 +304,13 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=7, help="samples of each (default 7)")
     ap.add_argument("--top", type=int, default=15, help="rows of the import-time breakdown (default 15)")
     ap.add_argument("--kopf", action="store_true", help="also time a kopf operator test from process start")
+    ap.add_argument("--against", type=pathlib.Path, metavar="TREE",
+                    help="also run another kubelite tree (e.g. `git archive main | tar -x -C DIR`), its samples "
+                         "interleaved with this tree's, and print both side by side")
     args = ap.parse_args()
+    if args.against is not None:
+        ab_report(args.against.resolve(), args.runs)
+        return
 
     for code in (CLUSTER, CLUSTER, USER):  # warm-up: bytecode cached, as the target says
         _sample(code)
@@ -251,22 +326,30 @@ def main() -> None:
         return statistics.median(r[key] for r in samples) * 1000
 
     load = os.getloadavg()[0]
-    print(f"cold start, median of {args.runs} fresh processes (load average {load:.1f}, {os.cpu_count()} CPUs),"
-          f" ms as wall / CPU:")
-    for clock in ("w", "c"):
-        what = "wall" if clock == "w" else "CPU "
+    rows: dict[str, list[float]] = {}
+    for clock in ("w", "c"):  # wall (perf_counter) and CPU (process_time): two clocks, one column each
         floor, floor_backend = med(floors, f"{clock}_deps"), med(floors, f"{clock}_deps_backend")
         deps = med(runs, f"{clock}_deps")
         imported, first = med(runs, f"{clock}_imported") - deps, med(runs, f"{clock}_first") - deps
         second = med(runs, f"{clock}_second") - med(runs, f"{clock}_first")
         user = med(users, f"{clock}_first")
-        print(f"  [{what}] dependency import floor           {floor:7.1f}   ({', '.join(DEPENDENCIES)})")
-        print(f"  [{what}]   with anyio's asyncio backend    {floor_backend:7.1f}   (what the first task group loads)")
-        print(f"  [{what}] deps first, then the first cluster: kubelite import {imported:.1f} + first start/exit "
-              f"{first - imported:.1f} = {first:7.1f} above the deps  (target: <= 100 ms)")
-        print(f"  [{what}]   above the floor with anyio's backend    {first - (floor_backend - floor):7.1f}")
-        print(f"  [{what}] as a user's process runs it: {user:7.1f} total, {user - floor:7.1f} above the floor")
-        print(f"  [{what}] a second cluster in the same process       {second:7.1f}")
+        for name, value in (
+            (f"dependency import floor ({', '.join(DEPENDENCIES)})", floor),
+            ("  with anyio's asyncio backend (what the first task group loads)", floor_backend),
+            ("deps first, then: kubelite import", imported),
+            ("  + first cluster start/exit", first - imported),
+            ("  = the first cluster above the deps (target: <= 100 ms)", first),
+            ("  above the floor with anyio's backend", first - (floor_backend - floor)),
+            ("as a user's process runs it, total", user),
+            ("  above the floor", user - floor),
+            ("a second cluster in the same process", second),
+        ):
+            rows.setdefault(name, []).append(value)
+    print(f"cold start, median of {args.runs} fresh processes (load average {load:.1f}, {os.cpu_count()} CPUs), ms;"
+          " wall and CPU are separate clocks (a one-thread child on an idle machine shows them close):")
+    print(f"  {'':66s} {'wall':>8s} {'CPU':>8s}")
+    for name, (wall, cpu) in rows.items():
+        print(f"  {name:66s} {wall:8.1f} {cpu:8.1f}")
     own, packages = importtime(args.top)
     print(f"\n-X importtime (wall, one run), kubelite modules by self time (top {args.top}):")
     for mod, us in own:

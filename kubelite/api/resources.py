@@ -23,13 +23,11 @@ interfaces each storage implements), as ``kubectl api-resources -o wide`` report
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import msgspec
-
-from kubelite.api import types as t
-from kubelite.api.types import K8sStruct, autoscaling_v1
 
 __all__ = [
     "BUILTIN",
@@ -39,6 +37,7 @@ __all__ = [
     "Registry",
     "ResourceInfo",
     "SubresourceInfo",
+    "struct_name",
 ]
 
 STANDARD_VERBS = frozenset({"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"})
@@ -60,16 +59,18 @@ class ResourceInfo(msgspec.Struct, frozen=True, kw_only=True):
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()  # "all" makes `kubectl get all` include it
     subresources: frozenset[str] = frozenset()
-    struct: type | None = None  # generated Struct class; None for custom resources
+    # the generated Struct class as "<module of kubelite.api.types>.<class>" ("core_v1.Pod"; "" for custom
+    # resources): the class is imported when ``struct`` is first read, so the registry loads no kind's module
+    struct_name: str = ""
     schema_ref: str | None = None  # definition name in openapi.json; None for custom resources
     list_kind: str = ""  # "PodList"
     verbs: frozenset[str] = STANDARD_VERBS
     # every version a client may send the kind in (a CRD's served versions; ``version`` is its storage
     # version): the REST mapper finds the resource under each
     served_versions: tuple[str, ...] = ()
-    # built-in kinds served in more versions than their storage one: (version, Struct) of each other
+    # built-in kinds served in more versions than their storage one: (version, Struct name) of each other
     # served version, converted to and from ``version`` by the apiserver's scheme
-    version_structs: tuple[tuple[str, type], ...] = ()
+    version_structs: tuple[tuple[str, str], ...] = ()
     # for a view of a built-in kind at a served non-storage version (see Registry.at_version): the
     # storage version (what ``version`` is for every other record)
     storage_version: str = ""
@@ -78,15 +79,25 @@ class ResourceInfo(msgspec.Struct, frozen=True, kw_only=True):
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
 
+    @property
+    def struct(self) -> type | None:
+        """The generated Struct class; None for custom resources."""
+        return _struct(self.struct_name) if self.struct_name else None
+
+    @property
+    def builtin(self) -> bool:
+        """A built-in kind (it has a generated Struct), without importing the Struct's module."""
+        return bool(self.struct_name)
+
     def at_version(self, version: str) -> ResourceInfo:
         """This built-in resource as served at ``version``: itself for its own version, else a view with that
         version's Struct and schema whose ``storage`` names the stored version. KeyError if it does not
         serve ``version`` with a Struct of its own (custom resources: see Registry.at_version)."""
         if version == self.version:
             return self
-        for v, cls in self.version_structs:
+        for v, name in self.version_structs:
             if v == version:
-                return msgspec.structs.replace(self, version=v, struct=cls, schema_ref=_schema_ref(cls),
+                return msgspec.structs.replace(self, version=v, struct_name=name, schema_ref=_schema_ref(name),
                                                storage_version=self.storage)
         gv = f"{self.group}/{version}" if self.group else version
         raise KeyError(f'the server could not find the requested resource "{self.plural}" in "{gv}"')
@@ -111,17 +122,44 @@ class SubresourceInfo(msgspec.Struct, frozen=True, kw_only=True):
     version: str
     kind: str
     verbs: frozenset[str]
-    struct: type | None = None
+    struct_name: str = ""  # as ResourceInfo's
     schema_ref: str | None = None
 
     @property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
 
+    @property
+    def struct(self) -> type | None:
+        """The generated Struct class the subresource's requests carry; None for custom resources."""
+        return _struct(self.struct_name) if self.struct_name else None
 
-def _schema_ref(cls: type) -> str:
+
+_TYPES = "kubelite.api.types."
+#: struct name -> class, filled as kinds are first used (bounded: one entry per generated kind)
+_STRUCTS: dict[str, type] = {}
+
+
+def _struct(name: str) -> type:
+    cls = _STRUCTS.get(name)
+    if cls is None:
+        module, _, attr = name.partition(".")
+        cls = _STRUCTS[name] = getattr(importlib.import_module(_TYPES + module), attr)
+    return cls
+
+
+def struct_name(cls: type) -> str:
+    """The ``struct_name`` of a generated Struct class (of its read-only twin's class too); "" for any other."""
+    cls = getattr(cls, "__thawed__", cls)  # a shared view's read-only twin (kubelite.api.views)
+    module = getattr(cls, "__module__", "")
+    if not module.startswith(_TYPES):
+        return ""
+    return f"{module[len(_TYPES):]}.{cls.__name__}"
+
+
+def _schema_ref(name: str) -> str:
     """The openapi.json definition of a generated Struct: module ``core_v1`` -> ``io.k8s.api.core.v1``."""
-    module = cls.__module__.rsplit(".", 1)[-1]
+    module, _, cls_name = name.partition(".")
     if module == "meta_v1":
         prefix = "io.k8s.apimachinery.pkg.apis.meta.v1"
     elif module == "apiextensions_v1":
@@ -131,13 +169,13 @@ def _schema_ref(cls: type) -> str:
     else:
         group, version = module.rsplit("_", 1)
         prefix = f"io.k8s.api.{group}.{version}"
-    return f"{prefix}.{cls.__name__}"
+    return f"{prefix}.{cls_name}"
 
 
 def _builtin(
     group: str,
     version: str,
-    cls: type[K8sStruct],
+    name: str,
     plural: str,
     *,
     namespaced: bool = True,
@@ -145,13 +183,13 @@ def _builtin(
     categories: tuple[str, ...] = (),
     sub: tuple[str, ...] = (),
     verbs: frozenset[str] = STANDARD_VERBS,
-    also: tuple[tuple[str, type[K8sStruct]], ...] = (),
+    also: tuple[tuple[str, str], ...] = (),
 ) -> ResourceInfo:
-    kind = cls.__name__
+    kind = name.partition(".")[2]
     return ResourceInfo(
         group=group, version=version, kind=kind, plural=plural, singular=kind.lower(),
         namespaced=namespaced, short_names=short, categories=categories, subresources=frozenset(sub),
-        struct=cls, schema_ref=_schema_ref(cls), list_kind=f"{kind}List", verbs=verbs,
+        struct_name=name, schema_ref=_schema_ref(name), list_kind=f"{kind}List", verbs=verbs,
         served_versions=tuple(v for v, _ in also), version_structs=also,
     )
 
@@ -162,97 +200,97 @@ _STATUS_SCALE = ("status", "scale")
 
 BUILTIN: tuple[ResourceInfo, ...] = (
     # core/v1
-    _builtin("", "v1", t.Binding, "bindings", verbs=CREATE_ONLY),
-    _builtin("", "v1", t.ConfigMap, "configmaps", short=("cm",)),
-    _builtin("", "v1", t.Endpoints, "endpoints", short=("ep",)),
-    _builtin("", "v1", t.Event, "events", short=("ev",)),
-    _builtin("", "v1", t.Namespace, "namespaces", namespaced=False, short=("ns",), sub=("status", "finalize"),
+    _builtin("", "v1", "core_v1.Binding", "bindings", verbs=CREATE_ONLY),
+    _builtin("", "v1", "core_v1.ConfigMap", "configmaps", short=("cm",)),
+    _builtin("", "v1", "core_v1.Endpoints", "endpoints", short=("ep",)),
+    _builtin("", "v1", "core_v1.Event", "events", short=("ev",)),
+    _builtin("", "v1", "core_v1.Namespace", "namespaces", namespaced=False, short=("ns",), sub=("status", "finalize"),
              verbs=_NO_COLLECTION),
-    _builtin("", "v1", t.Node, "nodes", namespaced=False, short=("no",), sub=_STATUS),
-    _builtin("", "v1", t.PersistentVolumeClaim, "persistentvolumeclaims", short=("pvc",), sub=_STATUS),
-    _builtin("", "v1", t.PersistentVolume, "persistentvolumes", namespaced=False, short=("pv",), sub=_STATUS),
-    _builtin("", "v1", t.Pod, "pods", short=("po",), categories=_ALL,
+    _builtin("", "v1", "core_v1.Node", "nodes", namespaced=False, short=("no",), sub=_STATUS),
+    _builtin("", "v1", "core_v1.PersistentVolumeClaim", "persistentvolumeclaims", short=("pvc",), sub=_STATUS),
+    _builtin("", "v1", "core_v1.PersistentVolume", "persistentvolumes", namespaced=False, short=("pv",), sub=_STATUS),
+    _builtin("", "v1", "core_v1.Pod", "pods", short=("po",), categories=_ALL,
              sub=("status", "binding", "eviction", "log")),
-    _builtin("", "v1", t.LimitRange, "limitranges", short=("limits",)),
-    _builtin("", "v1", t.ReplicationController, "replicationcontrollers", short=("rc",), categories=_ALL,
+    _builtin("", "v1", "core_v1.LimitRange", "limitranges", short=("limits",)),
+    _builtin("", "v1", "core_v1.ReplicationController", "replicationcontrollers", short=("rc",), categories=_ALL,
              sub=_STATUS),
-    _builtin("", "v1", t.ResourceQuota, "resourcequotas", short=("quota",), sub=_STATUS),
-    _builtin("", "v1", t.Secret, "secrets"),
-    _builtin("", "v1", t.ServiceAccount, "serviceaccounts", short=("sa",)),
-    _builtin("", "v1", t.Service, "services", short=("svc",), categories=_ALL, sub=_STATUS),
+    _builtin("", "v1", "core_v1.ResourceQuota", "resourcequotas", short=("quota",), sub=_STATUS),
+    _builtin("", "v1", "core_v1.Secret", "secrets"),
+    _builtin("", "v1", "core_v1.ServiceAccount", "serviceaccounts", short=("sa",)),
+    _builtin("", "v1", "core_v1.Service", "services", short=("svc",), categories=_ALL, sub=_STATUS),
     # admissionregistration.k8s.io/v1
-    _builtin("admissionregistration.k8s.io", "v1", t.ValidatingAdmissionPolicy, "validatingadmissionpolicies",
+    _builtin("admissionregistration.k8s.io", "v1", "admissionregistration_v1.ValidatingAdmissionPolicy", "validatingadmissionpolicies",
              namespaced=False, categories=("api-extensions",), sub=_STATUS),
-    _builtin("admissionregistration.k8s.io", "v1", t.ValidatingAdmissionPolicyBinding,
+    _builtin("admissionregistration.k8s.io", "v1", "admissionregistration_v1.ValidatingAdmissionPolicyBinding",
              "validatingadmissionpolicybindings", namespaced=False, categories=("api-extensions",)),
     # apiextensions.k8s.io/v1
-    _builtin("apiextensions.k8s.io", "v1", t.CustomResourceDefinition, "customresourcedefinitions",
+    _builtin("apiextensions.k8s.io", "v1", "apiextensions_v1.CustomResourceDefinition", "customresourcedefinitions",
              namespaced=False, short=("crd", "crds"), categories=("api-extensions",), sub=_STATUS),
     # apiregistration.k8s.io/v1 (kube-aggregator)
-    _builtin("apiregistration.k8s.io", "v1", t.APIService, "apiservices", namespaced=False,
+    _builtin("apiregistration.k8s.io", "v1", "apiregistration_v1.APIService", "apiservices", namespaced=False,
              categories=("api-extensions",), sub=_STATUS),
     # apps/v1
-    _builtin("apps", "v1", t.ControllerRevision, "controllerrevisions"),
+    _builtin("apps", "v1", "apps_v1.ControllerRevision", "controllerrevisions"),
     # authentication.k8s.io/v1, authorization.k8s.io/v1: reviews, create-only and never stored
-    _builtin("authentication.k8s.io", "v1", t.SelfSubjectReview, "selfsubjectreviews", namespaced=False,
+    _builtin("authentication.k8s.io", "v1", "authentication_v1.SelfSubjectReview", "selfsubjectreviews", namespaced=False,
              verbs=CREATE_ONLY),
-    _builtin("authentication.k8s.io", "v1", t.TokenReview, "tokenreviews", namespaced=False, verbs=CREATE_ONLY),
-    _builtin("authorization.k8s.io", "v1", t.LocalSubjectAccessReview, "localsubjectaccessreviews",
+    _builtin("authentication.k8s.io", "v1", "authentication_v1.TokenReview", "tokenreviews", namespaced=False, verbs=CREATE_ONLY),
+    _builtin("authorization.k8s.io", "v1", "authorization_v1.LocalSubjectAccessReview", "localsubjectaccessreviews",
              verbs=CREATE_ONLY),
-    _builtin("authorization.k8s.io", "v1", t.SelfSubjectAccessReview, "selfsubjectaccessreviews",
+    _builtin("authorization.k8s.io", "v1", "authorization_v1.SelfSubjectAccessReview", "selfsubjectaccessreviews",
              namespaced=False, verbs=CREATE_ONLY),
-    _builtin("authorization.k8s.io", "v1", t.SelfSubjectRulesReview, "selfsubjectrulesreviews", namespaced=False,
+    _builtin("authorization.k8s.io", "v1", "authorization_v1.SelfSubjectRulesReview", "selfsubjectrulesreviews", namespaced=False,
              verbs=CREATE_ONLY),
-    _builtin("authorization.k8s.io", "v1", t.SubjectAccessReview, "subjectaccessreviews", namespaced=False,
+    _builtin("authorization.k8s.io", "v1", "authorization_v1.SubjectAccessReview", "subjectaccessreviews", namespaced=False,
              verbs=CREATE_ONLY),
-    _builtin("apps", "v1", t.DaemonSet, "daemonsets", short=("ds",), categories=_ALL, sub=_STATUS),
-    _builtin("apps", "v1", t.Deployment, "deployments", short=("deploy",), categories=_ALL, sub=_STATUS_SCALE),
-    _builtin("apps", "v1", t.ReplicaSet, "replicasets", short=("rs",), categories=_ALL, sub=_STATUS_SCALE),
-    _builtin("apps", "v1", t.StatefulSet, "statefulsets", short=("sts",), categories=_ALL, sub=_STATUS_SCALE),
+    _builtin("apps", "v1", "apps_v1.DaemonSet", "daemonsets", short=("ds",), categories=_ALL, sub=_STATUS),
+    _builtin("apps", "v1", "apps_v1.Deployment", "deployments", short=("deploy",), categories=_ALL, sub=_STATUS_SCALE),
+    _builtin("apps", "v1", "apps_v1.ReplicaSet", "replicasets", short=("rs",), categories=_ALL, sub=_STATUS_SCALE),
+    _builtin("apps", "v1", "apps_v1.StatefulSet", "statefulsets", short=("sts",), categories=_ALL, sub=_STATUS_SCALE),
     # autoscaling/v2, also served as autoscaling/v1 (stored as v2: pkg/apis/autoscaling/v1/conversion.go)
-    _builtin("autoscaling", "v2", t.HorizontalPodAutoscaler, "horizontalpodautoscalers", short=("hpa",),
-             categories=_ALL, sub=_STATUS, also=(("v1", autoscaling_v1.HorizontalPodAutoscaler),)),
+    _builtin("autoscaling", "v2", "autoscaling_v2.HorizontalPodAutoscaler", "horizontalpodautoscalers", short=("hpa",),
+             categories=_ALL, sub=_STATUS, also=(("v1", "autoscaling_v1.HorizontalPodAutoscaler"),)),
     # batch/v1
-    _builtin("batch", "v1", t.CronJob, "cronjobs", short=("cj",), categories=_ALL, sub=_STATUS),
-    _builtin("batch", "v1", t.Job, "jobs", categories=_ALL, sub=_STATUS),
+    _builtin("batch", "v1", "batch_v1.CronJob", "cronjobs", short=("cj",), categories=_ALL, sub=_STATUS),
+    _builtin("batch", "v1", "batch_v1.Job", "jobs", categories=_ALL, sub=_STATUS),
     # certificates.k8s.io/v1
-    _builtin("certificates.k8s.io", "v1", t.CertificateSigningRequest, "certificatesigningrequests",
+    _builtin("certificates.k8s.io", "v1", "certificates_v1.CertificateSigningRequest", "certificatesigningrequests",
              namespaced=False, short=("csr",), sub=("status", "approval")),
     # coordination.k8s.io/v1
-    _builtin("coordination.k8s.io", "v1", t.Lease, "leases"),
+    _builtin("coordination.k8s.io", "v1", "coordination_v1.Lease", "leases"),
     # discovery.k8s.io/v1
-    _builtin("discovery.k8s.io", "v1", t.EndpointSlice, "endpointslices"),
+    _builtin("discovery.k8s.io", "v1", "discovery_v1.EndpointSlice", "endpointslices"),
     # flowcontrol.apiserver.k8s.io/v1
-    _builtin("flowcontrol.apiserver.k8s.io", "v1", t.FlowSchema, "flowschemas", namespaced=False, sub=_STATUS),
-    _builtin("flowcontrol.apiserver.k8s.io", "v1", t.PriorityLevelConfiguration, "prioritylevelconfigurations",
+    _builtin("flowcontrol.apiserver.k8s.io", "v1", "flowcontrol_v1.FlowSchema", "flowschemas", namespaced=False, sub=_STATUS),
+    _builtin("flowcontrol.apiserver.k8s.io", "v1", "flowcontrol_v1.PriorityLevelConfiguration", "prioritylevelconfigurations",
              namespaced=False, sub=_STATUS),
     # networking.k8s.io/v1
-    _builtin("networking.k8s.io", "v1", t.IngressClass, "ingressclasses", namespaced=False),
-    _builtin("networking.k8s.io", "v1", t.Ingress, "ingresses", short=("ing",), sub=_STATUS),
-    _builtin("networking.k8s.io", "v1", t.NetworkPolicy, "networkpolicies", short=("netpol",)),
+    _builtin("networking.k8s.io", "v1", "networking_v1.IngressClass", "ingressclasses", namespaced=False),
+    _builtin("networking.k8s.io", "v1", "networking_v1.Ingress", "ingresses", short=("ing",), sub=_STATUS),
+    _builtin("networking.k8s.io", "v1", "networking_v1.NetworkPolicy", "networkpolicies", short=("netpol",)),
     # policy/v1
-    _builtin("policy", "v1", t.PodDisruptionBudget, "poddisruptionbudgets", short=("pdb",), sub=_STATUS),
+    _builtin("policy", "v1", "policy_v1.PodDisruptionBudget", "poddisruptionbudgets", short=("pdb",), sub=_STATUS),
     # rbac.authorization.k8s.io/v1
-    _builtin("rbac.authorization.k8s.io", "v1", t.ClusterRoleBinding, "clusterrolebindings", namespaced=False),
-    _builtin("rbac.authorization.k8s.io", "v1", t.ClusterRole, "clusterroles", namespaced=False),
-    _builtin("rbac.authorization.k8s.io", "v1", t.RoleBinding, "rolebindings"),
-    _builtin("rbac.authorization.k8s.io", "v1", t.Role, "roles"),
+    _builtin("rbac.authorization.k8s.io", "v1", "rbac_v1.ClusterRoleBinding", "clusterrolebindings", namespaced=False),
+    _builtin("rbac.authorization.k8s.io", "v1", "rbac_v1.ClusterRole", "clusterroles", namespaced=False),
+    _builtin("rbac.authorization.k8s.io", "v1", "rbac_v1.RoleBinding", "rolebindings"),
+    _builtin("rbac.authorization.k8s.io", "v1", "rbac_v1.Role", "roles"),
     # resource.k8s.io/v1 (dynamic resource allocation)
-    _builtin("resource.k8s.io", "v1", t.DeviceClass, "deviceclasses", namespaced=False),
-    _builtin("resource.k8s.io", "v1", t.ResourceClaimTemplate, "resourceclaimtemplates"),
-    _builtin("resource.k8s.io", "v1", t.ResourceClaim, "resourceclaims", sub=_STATUS),
-    _builtin("resource.k8s.io", "v1", t.ResourceSlice, "resourceslices", namespaced=False),
+    _builtin("resource.k8s.io", "v1", "resource_v1.DeviceClass", "deviceclasses", namespaced=False),
+    _builtin("resource.k8s.io", "v1", "resource_v1.ResourceClaimTemplate", "resourceclaimtemplates"),
+    _builtin("resource.k8s.io", "v1", "resource_v1.ResourceClaim", "resourceclaims", sub=_STATUS),
+    _builtin("resource.k8s.io", "v1", "resource_v1.ResourceSlice", "resourceslices", namespaced=False),
     # scheduling.k8s.io/v1
-    _builtin("scheduling.k8s.io", "v1", t.PriorityClass, "priorityclasses", namespaced=False, short=("pc",)),
+    _builtin("scheduling.k8s.io", "v1", "scheduling_v1.PriorityClass", "priorityclasses", namespaced=False, short=("pc",)),
     # storage.k8s.io/v1
-    _builtin("storage.k8s.io", "v1", t.StorageClass, "storageclasses", namespaced=False, short=("sc",)),
+    _builtin("storage.k8s.io", "v1", "storage_v1.StorageClass", "storageclasses", namespaced=False, short=("sc",)),
 )
 
 # Subresources whose kind is not the parent's: name -> (group, version, Struct, verbs).
-_SUBRESOURCE_KINDS: dict[str, tuple[str, str, type[K8sStruct], frozenset[str]]] = {
-    "scale": ("autoscaling", "v1", t.Scale, GET_PATCH_UPDATE),
-    "binding": ("", "v1", t.Binding, CREATE_ONLY),
-    "eviction": ("policy", "v1", t.Eviction, CREATE_ONLY),
+_SUBRESOURCE_KINDS: dict[str, tuple[str, str, str, frozenset[str]]] = {
+    "scale": ("autoscaling", "v1", "autoscaling_v1.Scale", GET_PATCH_UPDATE),
+    "binding": ("", "v1", "core_v1.Binding", CREATE_ONLY),
+    "eviction": ("policy", "v1", "policy_v1.Eviction", CREATE_ONLY),
 }
 # Subresources served as the parent kind: name -> verbs.
 _PARENT_KIND_VERBS: dict[str, frozenset[str]] = {
@@ -269,7 +307,7 @@ class Registry:
         # (group, plural) -> info; insertion order is the iteration order.
         self._by_resource: dict[tuple[str, str], ResourceInfo] = {}
         self._by_kind: dict[tuple[str, str], ResourceInfo] = {}
-        self._by_struct: dict[type, ResourceInfo] = {}
+        self._by_struct: dict[str, ResourceInfo] = {}  # by struct_name: no kind's module is imported
         # kubectl names (lower case) -> infos, first registered first.
         self._by_name: dict[str, list[ResourceInfo]] = {}
         for info in infos:
@@ -303,11 +341,10 @@ class Registry:
         for version in info.served_versions:
             api_version = f"{info.group}/{version}" if info.group else version
             self._by_kind.setdefault((api_version, info.kind), views.get(version, info))
-        if info.struct is not None:
-            self._by_struct.setdefault(info.struct, info)
+        if info.struct_name:
+            self._by_struct.setdefault(info.struct_name, info)
         for view in views.values():
-            assert view.struct is not None
-            self._by_struct.setdefault(view.struct, view)
+            self._by_struct.setdefault(view.struct_name, view)
         for name in (info.plural, info.singular, info.kind.lower(), *info.short_names):
             bucket = self._by_name.setdefault(name, [])
             if info not in bucket:
@@ -340,13 +377,11 @@ class Registry:
 
     def for_struct(self, cls: type) -> ResourceInfo:
         """The resource a generated Struct class is served as (not Scale/Eviction: see subresource)."""
-        try:
-            return self._by_struct[cls]
-        except KeyError:
-            base = getattr(cls, "__thawed__", cls)  # a shared view's read-only twin (kubelite.api.views)
-            if base is not cls and base in self._by_struct:
-                return self._by_struct[base]
-            raise KeyError(f"{cls.__name__} is not a registered resource kind") from None
+        info = self._by_struct.get(struct_name(cls))
+        # the name is the generated class's only if that class is this one (or its read-only twin's base)
+        if info is None or info.struct is not getattr(cls, "__thawed__", cls):
+            raise KeyError(f"{cls.__name__} is not a registered resource kind")
+        return info
 
     def lookup(self, ref: Any) -> ResourceInfo:
         """Any resource naming kubelite accepts, the client's forms and the older ``group/plural``:
@@ -379,7 +414,7 @@ class Registry:
             if dot2:
                 for info in self._by_name.get(resource, ()):
                     if info.group == group and (info.version == version or version in info.served_versions):
-                        return self.at_version(info, version) if info.struct is not None else info
+                        return self.at_version(info, version) if info.struct_name else info
             for info in self._by_name.get(resource, ()):
                 if info.group == rest:
                     return info
@@ -395,14 +430,15 @@ class Registry:
         if name not in info.subresources:
             raise KeyError(f'the server could not find the requested resource "{info.group_resource}/{name}"')
         if name in _SUBRESOURCE_KINDS:
-            group, version, cls, verbs = _SUBRESOURCE_KINDS[name]
+            group, version, cls_name, verbs = _SUBRESOURCE_KINDS[name]
             return SubresourceInfo(
-                name=name, parent=info, group=group, version=version, kind=cls.__name__, verbs=verbs,
-                struct=cls, schema_ref=_schema_ref(cls),
+                name=name, parent=info, group=group, version=version, kind=cls_name.partition(".")[2], verbs=verbs,
+                struct_name=cls_name, schema_ref=_schema_ref(cls_name),
             )
         return SubresourceInfo(
             name=name, parent=info, group=info.group, version=info.version, kind=info.kind,
-            verbs=_PARENT_KIND_VERBS.get(name, GET_PATCH_UPDATE), struct=info.struct, schema_ref=info.schema_ref,
+            verbs=_PARENT_KIND_VERBS.get(name, GET_PATCH_UPDATE), struct_name=info.struct_name,
+            schema_ref=info.schema_ref,
         )
 
     def __iter__(self) -> Iterator[ResourceInfo]:

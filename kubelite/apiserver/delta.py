@@ -40,7 +40,7 @@ _OPEN_KINDS = {("apiextensions.k8s.io", "customresourcedefinitions"), ("apps", "
 
 
 def _fast_kind(info: ResourceInfo) -> bool:
-    return info.struct is not None and not info.storage_version and (info.group, info.plural) not in _OPEN_KINDS
+    return info.builtin and not info.storage_version and (info.group, info.plural) not in _OPEN_KINDS
 
 
 _FIELDS: dict[type, tuple[tuple[str, ...], type | None]] = {}

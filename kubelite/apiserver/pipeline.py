@@ -86,7 +86,7 @@ def check_depth(body: Any) -> None:
 def canonical_quantities(info: ResourceInfo, obj: dict[str, Any]) -> dict[str, Any]:
     """Decoding into resource.Quantity canonicalises (``1000m`` -> ``1``) or rejects with 400 (built-in
     kinds; custom resources are unstructured upstream)."""
-    schema = builtin_schemas().get(info.schema_ref) if info.struct is not None and info.schema_ref else None
+    schema = builtin_schemas().get(info.schema_ref) if info.builtin and info.schema_ref else None
     if schema is not None:
         try:
             canonicalize_quantities(obj, schema)
@@ -112,7 +112,7 @@ class Decoder:
         ``version``: the version the request addresses ("" for the storage version). A built-in kind's
         body of another served version is decoded in that version and returned converted to the storage
         version (an apply configuration is returned as sent, in its version)."""
-        if version and version != info.version and info.struct is not None:
+        if version and version != info.version and info.builtin:
             served = info.at_version(version)
             decoded = self.decode(served, body, field_validation, warnings, is_apply=is_apply)
             return decoded if is_apply else self.scheme.to_storage(info, decoded, version)
@@ -139,15 +139,16 @@ class Decoder:
         elif not isinstance(meta, dict):
             raise BadRequest.make(f"{info.kind} in version \"{info.version}\" cannot be handled as a {info.kind}: "
                                   "metadata must be an object")
-        if info.struct is None or (info.group, info.plural) in _OPEN_KINDS:
+        if not info.builtin or (info.group, info.plural) in _OPEN_KINDS:
             check_depth(body)  # open-ended data: the walkers below recurse on whatever was sent
-        if info.struct is None:
+        struct = info.struct
+        if struct is None:
             schema = self.crs.schema(info)
             if schema is not None:
                 _handle_unknown(mode, unknown_fields(body, schema), body, schema, warnings, prune)
             return body
         schema_ref = info.schema_ref or ""
-        typed = self._typed(info.struct, info.kind, info.version,
+        typed = self._typed(struct, info.kind, info.version,
                             (lambda: builtin_schemas().get(schema_ref)) if info.storage_version else
                             (lambda: self.strategies.for_resource(info).schema()), body, mode, warnings)
         if is_apply:
@@ -228,7 +229,7 @@ class Decoder:
     def _version_ok(self, info: ResourceInfo, api_version: str) -> bool:
         if api_version == info.api_version:
             return True
-        return info.struct is None and self.crs.serves(info, api_version)
+        return not info.builtin and self.crs.serves(info, api_version)
 
 
 def _handle_unknown(

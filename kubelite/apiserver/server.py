@@ -250,7 +250,7 @@ class ApiServer:
                 target = f"{info.group_resource}/{sub}" if sub else f'resources of kind "{info.group_resource}"'
                 raise MethodNotAllowed.make(f"{verb} is not supported on {target}")
             version = req.version
-            if not version or version == info.version or info.struct is None:
+            if not version or version == info.version or not info.builtin:
                 return await getattr(rest, method_name(verb))(info, req)
             if version not in info.served_versions:
                 raise NotFound.make("the server could not find the requested resource")
@@ -401,7 +401,7 @@ class ApiServer:
         group/version served (the cluster seeds them with the bootstrap objects)."""
         gvs: builtins.list[tuple[str, str]] = []
         for info in self.registry:
-            if info.struct is None:
+            if not info.builtin:
                 continue
             for v in (info.version, *info.served_versions):
                 if (info.group, v) not in gvs:

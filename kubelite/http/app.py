@@ -367,10 +367,10 @@ class ApiApp:
             info: ResourceInfo = self.server.registry.by_resource(group, plural)
         except KeyError:
             raise NotFound.make("the server could not find the requested resource") from None
-        if info.struct is not None and version in info.served_versions:
+        if info.builtin and version in info.served_versions:
             view: ResourceInfo = self.server.registry.at_version(info, version)  # another served version
             return view
-        if info.version != version and not (info.struct is None and self.server.crs.serves(
+        if info.version != version and (info.builtin or not self.server.crs.serves(
                 info, f"{group}/{version}" if group else version)):
             raise NotFound.make("the server could not find the requested resource")
         return info
@@ -509,7 +509,7 @@ class ApiApp:
 
     def _tabulator(self, req: _Request, info: ResourceInfo) -> Tabulator:
         columns = None
-        if info.struct is None:
+        if not info.builtin:
             columns = []
             for crd in self.server.read_all("apiextensions.k8s.io", "customresourcedefinitions"):
                 spec = crd.get("spec") or {}

@@ -62,7 +62,7 @@ def resources_of(srv: ApiServer) -> list[tuple[ResourceInfo, str]]:
     crds = _crd_versions(srv)
     out: list[tuple[ResourceInfo, str]] = []
     for info in srv.registry:
-        if info.struct is None:
+        if not info.builtin:
             for v in crds.get((info.group, info.plural), [info.version]):
                 out.append((info, v))
         else:

@@ -173,7 +173,7 @@ def group_document(srv: ApiServer, path: str) -> dict[str, Any] | None:
     paths: dict[str, Any] = {}
     builtin_names: set[str] = set()
     custom: dict[str, Any] = {}
-    crd_schemas = _crd_schemas(srv) if any(i.struct is None for i, _ in infos) else {}
+    crd_schemas = _crd_schemas(srv) if any(not i.builtin for i, _ in infos) else {}
     for info, v in infos:
         name = _schema_name(info, v)
         paths.update(_paths(info, v, name))

@@ -6,8 +6,15 @@ Contract:
   socket is bound before the block is entered, so the URL is connectable at once.
 - Loopback only by default (``host="127.0.0.1"``); ``port=0`` picks a free port.
 - An admin bearer token is registered for the block (generated unless given) and written, with the URL, into
-  ``kubeconfig`` if a path is given; ``tls=True`` generates a throwaway CA and a server certificate for
-  127.0.0.1/localhost (the kubeconfig carries the CA).
+  ``kubeconfig`` if a path is given; ``tls=True`` serves a self-signed CA's server certificate for
+  127.0.0.1/localhost/::1 (the kubeconfig carries the CA).
+- Serving certificates are kept in a certificate directory and reused while valid, as kube-apiserver's
+  ``--cert-dir`` (``SecureServingOptions.MaybeDefaultWithSelfSignedCerts``: ``apiserver.crt``/``.key`` are
+  generated only when the directory has no readable pair). ``cert_dir`` defaults to a per-user cache
+  (``$XDG_CACHE_HOME/kubelite/serving-certs``, else ``~/.cache/...``; the directory 0700, the key 0600), so only
+  the first TLS serve on a machine pays for the key generation and the ``cryptography`` import (~0.1 s CPU);
+  unlike upstream, a pair within a day of its expiry (30 days) is replaced. An unwritable cache falls back
+  to a throwaway pair in the serve's temporary directory.
 - On exit every watch is closed, connections are shut down and the server task is awaited: nothing is left
   running. uvicorn's once-every-0.1-s housekeeping tick is replaced by a wait on exit, so an idle server adds
   no timers to the loop (virtual time can jump straight to the next real event).
@@ -24,15 +31,17 @@ import contextlib
 import datetime
 import os
 import secrets
+import shutil
 import socket
 import tempfile
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 from kubelite.http.app import ApiApp
 
-__all__ = ["Endpoint", "kubeconfig_yaml", "serve", "uvicorn_server"]
+__all__ = ["Endpoint", "default_cert_dir", "kubeconfig_yaml", "serve", "serving_certs", "uvicorn_server"]
 
 
 class Endpoint(str):
@@ -79,8 +88,63 @@ def kubeconfig_yaml(url: str, token: str, *, ca_pem: bytes | None = None, namesp
     return str(yaml.safe_dump(doc, sort_keys=False))
 
 
+#: a cached pair is replaced when it expires within this many seconds
+_RENEW_BEFORE = 86_400.0
+_CERT_FILES = ("apiserver.crt", "apiserver.key", "ca.crt", "expires")
+
+
+def default_cert_dir() -> Path:
+    """The per-user directory :func:`serve` keeps its serving certificates in."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "kubelite" / "serving-certs"
+
+
+def _cached_pair(directory: Path) -> tuple[Path, Path, bytes] | None:
+    """The pair in ``directory`` if it is whole and valid for more than a day, else None."""
+    try:
+        expires = float((directory / "expires").read_text())
+        ca_pem = (directory / "ca.crt").read_bytes()
+        cert, key = directory / "apiserver.crt", directory / "apiserver.key"
+        if not (cert.is_file() and key.is_file() and ca_pem):
+            return None
+    except (OSError, ValueError):
+        return None
+    if expires - _RENEW_BEFORE <= time.time():  # noqa: TID251 - certificate validity is real-clock business
+        return None
+    return cert, key, ca_pem
+
+
+def serving_certs(cert_dir: Path, fallback: Path) -> tuple[Path, Path, bytes]:
+    """(cert file, key file, CA PEM) of the serving pair in ``cert_dir``, generated there when it has none (or
+    only one about to expire); generated into ``fallback`` when ``cert_dir`` cannot be written. Concurrent
+    processes are safe: a new pair is written to a private directory and renamed into place whole."""
+    found = _cached_pair(cert_dir)
+    if found is not None:
+        return found
+    try:
+        cert_dir.parent.mkdir(parents=True, exist_ok=True)
+        fresh = Path(tempfile.mkdtemp(prefix=".new-", dir=cert_dir.parent))  # mode 0700
+    except OSError:
+        return _self_signed(fallback)
+    _self_signed(fresh)
+    stale = None
+    if cert_dir.exists():  # expired or incomplete: move it aside, then put the new pair in its place
+        stale = Path(tempfile.mkdtemp(prefix=".stale-", dir=cert_dir.parent))
+        with contextlib.suppress(OSError):
+            os.replace(cert_dir, stale / "pair")
+    try:
+        os.rename(fresh, cert_dir)
+    except OSError:  # another process renamed its pair into place first: use that one
+        shutil.rmtree(fresh, ignore_errors=True)
+    if stale is not None:
+        shutil.rmtree(stale, ignore_errors=True)
+    found = _cached_pair(cert_dir)
+    return found if found is not None else _self_signed(fallback)
+
+
 def _self_signed(directory: Path) -> tuple[Path, Path, bytes]:
-    """A CA and a server certificate for 127.0.0.1 / localhost / ::1 (cert file, key file, CA PEM)."""
+    """A CA and a server certificate for 127.0.0.1 / localhost / ::1 (cert file, key file, CA PEM), written to
+    ``directory`` with the certificate's expiry (epoch seconds) in ``expires``."""
     import ipaddress
 
     from cryptography import x509
@@ -115,7 +179,9 @@ def _self_signed(directory: Path) -> tuple[Path, Path, bytes]:
     cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                            serialization.NoEncryption()))
+    key_file.chmod(0o600)
     (directory / "ca.crt").write_bytes(ca_pem)
+    (directory / "expires").write_text(repr(cert.not_valid_after_utc.timestamp()))
     return cert_file, key_file, ca_pem
 
 
@@ -256,8 +322,10 @@ def uvicorn_server(app: Any, *, signals: bool = False, log_level: str = "warning
 @contextlib.asynccontextmanager
 async def serve(cluster: Any, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
                 tls: bool = False, kubeconfig: str | os.PathLike[str] | None = None, signals: bool = False,
-                log_level: str = "warning") -> AsyncIterator[Endpoint]:
-    """Serve ``cluster``'s API on ``host:port`` for the block; yields the :class:`Endpoint` (a URL string)."""
+                log_level: str = "warning", cert_dir: str | os.PathLike[str] | None = None,
+                ) -> AsyncIterator[Endpoint]:
+    """Serve ``cluster``'s API on ``host:port`` for the block; yields the :class:`Endpoint` (a URL string).
+    ``cert_dir``: where TLS serving certificates are kept and reused (default: :func:`default_cert_dir`)."""
     token = token or secrets.token_urlsafe(24)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # proto=IPPROTO_TCP matters: asyncio only disables Nagle (TCP_NODELAY) on sockets that say they are TCP, and
@@ -274,9 +342,10 @@ async def serve(cluster: Any, *, host: str = "127.0.0.1", port: int = 0, token: 
         ca_pem: bytes | None = None
         ca_file: str | None = None
         if tls:
-            cert_file, key_file, ca_pem = _self_signed(Path(tmp))
+            cert_file, key_file, ca_pem = serving_certs(
+                Path(cert_dir) if cert_dir is not None else default_cert_dir(), Path(tmp))
             ssl = {"ssl_certfile": str(cert_file), "ssl_keyfile": str(key_file)}
-            ca_file = str(Path(tmp) / "ca.crt")
+            ca_file = str(cert_file.parent / "ca.crt")
         scheme = "https" if tls else "http"
         url_host = f"[{host}]" if family == socket.AF_INET6 else host
         url = f"{scheme}://{url_host}:{bound_port}"

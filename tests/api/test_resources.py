@@ -159,6 +159,25 @@ def test_subresource_kinds_are_not_top_level(registry: Registry) -> None:
         registry.for_struct(t.Scale)
 
 
+def test_for_struct_takes_only_the_generated_class_or_its_read_only_twin(registry: Registry) -> None:
+    """The registry indexes kinds by their Struct's name (so it imports no kind's module): a lookup must
+    still answer only for the generated class itself, not for another class of the same module and name."""
+    import msgspec
+
+    from kubelite.api.views import freeze
+
+    pods = registry.by_resource("", "pods")
+    twin = type(freeze(t.Pod()))
+    assert twin is not t.Pod and registry.for_struct(twin) is pods
+    impostor = type("Pod", (msgspec.Struct,), {"__module__": "kubelite.api.types.core_v1"})
+    with pytest.raises(KeyError, match="Pod is not a registered resource kind"):
+        registry.for_struct(impostor)
+    with pytest.raises(KeyError, match="dict is not a registered resource kind"):
+        registry.for_struct(dict)
+    hpa_v1 = registry.at_version(registry.by_resource("autoscaling", "horizontalpodautoscalers"), "v1")
+    assert registry.for_struct(t.autoscaling_v1.HorizontalPodAutoscaler) == hpa_v1
+
+
 def test_schema_refs_exist_and_carry_the_gvk() -> None:
     defs = json.loads(OPENAPI.read_text())["definitions"]
     for info in BUILTIN:

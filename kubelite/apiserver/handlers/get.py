@@ -67,7 +67,7 @@ def predicate(
     if fsel is not None:
         check_supported(
             info.group, info.plural, fsel,
-            scope.crs.selectable_fields(info) if info.struct is None else None, namespaced=info.namespaced,
+            scope.crs.selectable_fields(info) if not info.builtin else None, namespaced=info.namespaced,
         )
     if lsel is None and fsel is None:
         return None, None

@@ -94,7 +94,7 @@ def served_version(scope: Scope, info: ResourceInfo, req: Request) -> str:
 async def patch(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req: Request) -> Response:
     opts = req.options
     patch_type = check_patch_type(opts.patch_type)
-    if patch_type == "strategic" and info.struct is None:
+    if patch_type == "strategic" and not info.builtin:
         raise UnsupportedMediaType.make(
             "the body of the request was in an unknown format - accepted media types include: "
             "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
@@ -121,7 +121,7 @@ async def patch(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req:
         # built-in kinds: the typed decode below copies what the patch changed and keeps live's untouched
         # top-level fields (kubelite.apiserver.delta), so the patch may share them
         target = live if not version else scope.decoder.scheme.from_storage(info, live, version)
-        out = apply_patch(target, body, patch_type, shared=info.struct is not None,
+        out = apply_patch(target, body, patch_type, shared=info.builtin,
                           strategy=strategy if not version else _VersionSchema(info.at_version(version)))
         local: list[str] = []
         fast = None if version else decode_changed(info, out, live, strategy.subresource)

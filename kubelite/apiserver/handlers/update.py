@@ -53,7 +53,7 @@ async def update(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req
     # unmutated: it decodes the request's body again, or, for a custom resource (whose decoded body is the
     # request's own, mutated by the first attempt), copies the one kept for that.
     fresh = [body]
-    pristine = None if info.struct is not None else copy_json(body)
+    pristine = None if info.builtin else copy_json(body)
 
     def mutate(_live: dict[str, Any]) -> dict[str, Any]:
         if fresh:

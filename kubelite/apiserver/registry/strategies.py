@@ -97,7 +97,7 @@ class StrategySet:
         hit = self._cache.get(key)
         if hit is not None and hit[0] is info:
             return hit
-        if info.struct is None:
+        if not info.builtin:
             strategy: Strategy = CustomResourceStrategy(info, self.crs)
         else:
             strategy = self._factories.get(key, Strategy)(info)

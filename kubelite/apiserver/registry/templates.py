@@ -125,7 +125,7 @@ class CreateTemplates:
             return None
         body, opts = req.body, req.options
         if opts.dry_run or (req.version and req.version != info.version) or info.storage_version \
-                or info.struct is None or not isinstance(body, dict):
+                or not info.builtin or not isinstance(body, dict):
             return None
         if not body.keys() <= _BODY_KEYS or body.get("apiVersion", info.api_version) != info.api_version:
             return None

@@ -51,7 +51,7 @@ class ScaleREST:
         return GET_PATCH_UPDATE
 
     def _paths(self, info: ResourceInfo) -> tuple[str, str, str | None]:
-        if info.struct is not None:
+        if info.builtin:
             return ".spec.replicas", ".status.replicas", ".spec.selector"
         paths = self.scope.crs.scale_paths(info)
         if paths is None:
