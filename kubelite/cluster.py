@@ -421,7 +421,8 @@ class Cluster:
         pool.setdefault("registry", self.image_registry)
         nodes = NodePool(count, clients=functools.partial(node_client, self.client.sharing_decodes()), clock=self.clock, rng=self.rng,
                          start_soon=self.start_soon, addresses=self.node_addresses,
-                         cidrs_from_controller="nodeipam" in self.controllers_started, **pool)
+                         cidrs_from_controller="nodeipam" in self.controllers_started,
+                         dns=self.network.dns if self.network is not None else None, **pool)
         self.node_pools.append(nodes)
         await nodes.start()
         await self.settle()
