@@ -150,41 +150,31 @@ def plain_server(*args: str) -> Iterator[int]:
         yield port
 
 
-@needs_proc
-def test_a_response_the_client_has_not_read_holds_time() -> None:
-    """The client sends a create, sleeps 2 real seconds without reading the answer, then sends another: the
-    answer sat in its socket's receive queue, so time flowed at real speed meanwhile (no window, no busy
-    process: only the unread data holds it). Before: the sleep let time jump hundreds of seconds."""
-    with plain_server("--idle-grace", "0.001") as port:
-        client = _raw_client(port, """
+# the client's two creates, 2 real seconds apart: it sleeps before reading the first answer, or after
+TWO_CREATES = """
 t0 = time.monotonic()
 send("POST", "/api/v1/namespaces/default/configmaps", cm("a"))
-time.sleep(2)
-a = read()
+{first}
 send("POST", "/api/v1/namespaces/default/configmaps", cm("b"))
 b = read()
 print(json.dumps([a["metadata"]["creationTimestamp"], b["metadata"]["creationTimestamp"], time.monotonic() - t0]))
-""")
-        out, _ = client.communicate(timeout=120)
-    a, b, real = json.loads(out)
-    assert parse_time(b) - parse_time(a) <= real + SLACK, (a, b, real)
+"""
 
 
 @needs_proc
-def test_a_client_that_read_its_answer_holds_time_for_the_idle_grace() -> None:
-    """A client that read its answer and sleeps (not busy, nothing unread) holds time for --idle-grace real
-    seconds after its last request: within the window time flows at real speed (past it, time jumps: the
-    kubectl test's last phase)."""
-    with plain_server("--idle-grace", "60") as port:
-        client = _raw_client(port, """
-t0 = time.monotonic()
-send("POST", "/api/v1/namespaces/default/configmaps", cm("a"))
-a = read()
-time.sleep(2)
-send("POST", "/api/v1/namespaces/default/configmaps", cm("b"))
-b = read()
-print(json.dumps([a["metadata"]["creationTimestamp"], b["metadata"]["creationTimestamp"], time.monotonic() - t0]))
-""")
+@pytest.mark.parametrize(("grace", "first"), [
+    # the answer sat unread in the client socket's receive queue: only that holds time (no window, no busy
+    # process)
+    ("0.001", "time.sleep(2)\na = read()"),
+    # the client read its answer and sleeps (not busy, nothing unread): the --idle-grace window holds time
+    # (past it, time jumps: the kubectl test's last phase)
+    ("60", "a = read()\ntime.sleep(2)"),
+], ids=["unread-answer", "within-idle-grace"])
+def test_a_client_in_another_process_holds_time(grace: str, first: str) -> None:
+    """A raw HTTP client in another process sends two creates 2 real seconds apart; the stamps the server
+    wrote show time flowed at real speed meanwhile. Before: the 2 s let time jump hundreds of seconds."""
+    with plain_server("--idle-grace", grace) as port:
+        client = _raw_client(port, TWO_CREATES.format(first=first))
         out, _ = client.communicate(timeout=120)
     a, b, real = json.loads(out)
     assert parse_time(b) - parse_time(a) <= real + SLACK, (a, b, real)
