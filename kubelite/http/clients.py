@@ -307,7 +307,7 @@ class ClientActivity:
                 first = exited[pid] = self._exited.get(pid, _now())
                 busy = busy or _now() - first < _REAP_WAIT
                 continue
-            # utime + stime over the process's threads (10 ms ticks), and its main thread's CPU time in ns
+            # utime + stime over the process's threads (10 ms ticks), and its threads' CPU time in ns
             # (schedstat: a short burst between two looks, a shell forking its next command, shows there)
             used = (int(fields[11]) + int(fields[12])) * 1_000_000_000 + _cpu_ns(pid)
             ticks[pid] = used
@@ -326,12 +326,15 @@ def _started(pid: int) -> int:
 
 
 def _cpu_ns(pid: int) -> int:
-    """The CPU time of ``pid``'s main thread in ns (``/proc/PID/schedstat``), 0 where the kernel has none."""
-    try:
-        with open(f"/proc/{pid}/schedstat") as f:
-            return int(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 0
+    """The CPU time of ``pid``'s threads in ns (``/proc/PID/task/TID/schedstat``), 0 where the kernel has none."""
+    total = 0
+    for tid in _listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
 
 
 def _listdir(path: str) -> list[str]:
