@@ -212,7 +212,8 @@ def serve(scenario: Path | None, port: int, host: str, kubeconfig: Path, tls: bo
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the SIGINT it handled, after a clean stop
         asyncio.run(_serve(scenario, port=port, host=host, kubeconfig=kubeconfig, tls=tls, nodes=nodes, seed=seed,
                            token=token, virtual_time=virtual_time,
-                           idle_grace=DEFAULT_SERVE_IDLE_GRACE if idle_grace is None else idle_grace))
+                           idle_grace=0.0 if not virtual_time else DEFAULT_SERVE_IDLE_GRACE if idle_grace is None
+                           else idle_grace))
     click.echo("stopped")
 
 
