@@ -103,7 +103,7 @@ class ClientActivity:
         self._looks = _ChildProcesses()
         self._ticks: dict[int, int] = {}
         self._exited: dict[int, float] = {}  # pid -> real time it was first seen exited and unreaped
-        #: how many looks found a reason to keep holding, by reason (for tests and the docs' claims)
+        #: statistics: how many looks found a reason to keep holding, by reason
         self.held_for: dict[str, int] = {"recent": 0, "unread": 0, "process": 0}
 
     # --- what the protocol reports ---
@@ -155,7 +155,6 @@ class ClientActivity:
 
     def _take(self) -> None:
         lt = LoopTime.current()
-
         if lt is None:
             return  # real time: nothing to hold
         stack = contextlib.ExitStack()
