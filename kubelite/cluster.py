@@ -728,8 +728,8 @@ class Cluster:
     def serve(self, **kw: Any) -> Any:
         """``async with cluster.serve() as url``: the REST API on a loopback port in this event loop (so the
         code under test runs on the cluster's clock); ``url`` also carries ``.token``, ``.kubeconfig`` and
-        ``.ca_file``. Keywords: ``host``, ``port``, ``token``, ``tls``, ``kubeconfig`` (see
-        :func:`kubelite.http.serve`)."""
+        ``.ca_file``. Keywords: ``host``, ``port``, ``token``, ``tls``, ``kubeconfig``, ``idle_grace`` (holds
+        virtual time for clients in other processes; see :func:`kubelite.http.serve`)."""
         from kubelite.http import serve
 
         return serve(self, **kw)
