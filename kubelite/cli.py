@@ -196,24 +196,32 @@ def run(scenario: Path, seed: int | None, until: str | None, output: str, report
 @click.option("--seed", default=1, show_default=True)
 @click.option("--token", default=None, help="The admin bearer token (default: a random one).")
 @click.option("--virtual-time", is_flag=True, help="Run on virtual time (jumps whenever idle) instead of real time.")
+@click.option("--idle-grace", type=click.FloatRange(min=0.0), default=None,
+              help="With --virtual-time: real seconds after a client's last request, response or connection during "
+                   "which time does not jump (it flows at real speed); clients with unread data or still working "
+                   "hold it too. 0 turns client holds off.  [default: 1.0]")
 def serve(scenario: Path | None, port: int, host: str, kubeconfig: Path, tls: bool, nodes: int, seed: int,
-          token: str | None, virtual_time: bool) -> None:
+          token: str | None, virtual_time: bool, idle_grace: float | None) -> None:
     """Serve the Kubernetes REST API of a fresh cluster until Ctrl-C.
 
     With SCENARIO: its cluster and manifests, and its timeline played as `kubelite run` plays it (in real
     time, or compressed with --virtual-time), served from the start; the verdict is printed when the
     timeline ends and the cluster keeps serving."""
+    from kubelite.http.clients import DEFAULT_SERVE_IDLE_GRACE
+
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the SIGINT it handled, after a clean stop
         asyncio.run(_serve(scenario, port=port, host=host, kubeconfig=kubeconfig, tls=tls, nodes=nodes, seed=seed,
-                           token=token, virtual_time=virtual_time))
+                           token=token, virtual_time=virtual_time,
+                           idle_grace=0.0 if not virtual_time else DEFAULT_SERVE_IDLE_GRACE if idle_grace is None
+                           else idle_grace))
     click.echo("stopped")
 
 
 async def _serve(scenario: Path | None, *, port: int, host: str, kubeconfig: Path, tls: bool, nodes: int, seed: int,
-                 token: str | None, virtual_time: bool) -> None:
+                 token: str | None, virtual_time: bool, idle_grace: float) -> None:
     async def serving(cluster: Cluster) -> AsyncGenerator[Any, Any]:
         async with cluster.serve(host=host, port=port, tls=tls, kubeconfig=kubeconfig, token=token,
-                                 signals=True) as url:
+                                 signals=True, idle_grace=idle_grace) as url:
             click.echo(f"kubelite API server listening on {url}")
             click.echo(f"kubeconfig: {kubeconfig}   (export KUBECONFIG={kubeconfig})")
             click.echo("Ctrl-C to stop")

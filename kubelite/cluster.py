@@ -446,7 +446,8 @@ class Cluster:
         pool.setdefault("registry", self.image_registry)
         nodes = NodePool(count, clients=functools.partial(node_client, self.client.sharing_decodes()), clock=self.clock, rng=self.rng,
                          start_soon=self.start_soon, addresses=self.node_addresses,
-                         cidrs_from_controller="nodeipam" in self.controllers_started, **pool)
+                         cidrs_from_controller="nodeipam" in self.controllers_started,
+                         dns=self.network.dns if self.network is not None else None, **pool)
         self.node_pools.append(nodes)
         await nodes.start()
         await self.settle()
@@ -752,8 +753,8 @@ class Cluster:
     def serve(self, **kw: Any) -> Any:
         """``async with cluster.serve() as url``: the REST API on a loopback port in this event loop (so the
         code under test runs on the cluster's clock); ``url`` also carries ``.token``, ``.kubeconfig`` and
-        ``.ca_file``. Keywords: ``host``, ``port``, ``token``, ``tls``, ``kubeconfig``, ``cert_dir`` (see
-        :func:`kubelite.http.serve`)."""
+        ``.ca_file``. Keywords: ``host``, ``port``, ``token``, ``tls``, ``kubeconfig``, ``cert_dir``,
+        ``idle_grace`` (holds virtual time for clients in other processes; see :func:`kubelite.http.serve`)."""
         from kubelite.http import serve
 
         return serve(self, **kw)

@@ -184,6 +184,15 @@ class MethodNotAllowed(ApiError):
     code = 405
     reason = "MethodNotAllowed"
 
+    #: what kube-apiserver answers when a request's path is served but not for its HTTP method (go-restful's 405,
+    #: turned into a Status by ``serviceErrorHandler`` through ``apierrors.NewGenericServerResponse``)
+    NO_ROUTE_MESSAGE = "the server does not allow this method on the requested resource"
+
+    @classmethod
+    def no_route(cls) -> ApiError:
+        """The 405 for a served path and an HTTP method it does not serve, with upstream's empty details."""
+        return cls(Status(message=cls.NO_ROUTE_MESSAGE, reason=cls.reason, code=cls.code, details=StatusDetails()))
+
 
 class AlreadyExists(ApiError):
     """409 AlreadyExists: an object with that name exists (``apierrors.NewAlreadyExists``)."""

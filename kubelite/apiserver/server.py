@@ -86,7 +86,16 @@ from kubelite.apiserver.rest.status import StatusREST
 from kubelite.apiserver.scope import Scope
 from kubelite.apiserver.ssa import FieldManager
 from kubelite.clock import Clock
-from kubelite.errors import ApiError, BadRequest, InternalError, MethodNotAllowed, NotFound, StatusCause
+from kubelite.errors import (
+    ApiError,
+    BadRequest,
+    InternalError,
+    MethodNotAllowed,
+    NotFound,
+    Status,
+    StatusCause,
+    StatusDetails,
+)
 from kubelite.logs import get_logger
 from kubelite.store import Store, Table, Watcher
 
@@ -95,8 +104,38 @@ __all__ = ["PATCH_TYPES", "ApiServer", "Options", "Request"]
 log = get_logger("kubelite.apiserver")
 # verbs that address a collection rather than one object (a namespaced request may omit the namespace)
 _COLLECTION_VERBS = ("list", "watch", "deletecollection")
+# the verbs kube-apiserver's installer serves on a resource's collection path (``/pods``) and on its item path
+# (``/pods/{name}``, ``/pods/{name}/{subresource}``: a subresource's create is a POST there)
+_COLLECTION_PATH_VERBS = frozenset({"create", "list", "watch", "deletecollection"})
+_ITEM_PATH_VERBS = frozenset({"get", "update", "patch", "delete"})
+_SUBRESOURCE_PATH_VERBS = _ITEM_PATH_VERBS | {"create"}
 # subresources whose requests carry the parent kind (converted with it to and from the request's version)
 _SAME_KIND_SUBRESOURCES = ("", "status", "approval")
+
+
+def not_served(info: ResourceInfo, verb: str, sub: str, served: frozenset[str], *,
+               item_path: bool | None = None) -> ApiError:
+    """What kube-apiserver answers for a verb a resource does not serve, as its HTTP routing decides it.
+
+    A watch where list is served reaches the list handler, which answers ``NewMethodNotSupported`` ("watch is
+    not supported on resources of kind ..."). Otherwise the verb's path (collection or item) is either
+    registered for other methods (go-restful's 405: "the server does not allow this method on the requested
+    resource", e.g. GET or LIST on a create-only review kind) or not registered at all (404: a named review,
+    ``tokenreviews/x``, has no path). ``item_path`` overrides where the verb's path is (a POST to a named
+    path)."""
+    if verb == "watch" and "list" in served:
+        return MethodNotAllowed.make(f'watch is not supported on resources of kind "{info.group_resource}"',
+                                     group=info.group, kind=info.plural)
+    if item_path is None:
+        item_path = verb in _ITEM_PATH_VERBS
+    if sub:
+        path_verbs = _SUBRESOURCE_PATH_VERBS
+    else:
+        path_verbs = _ITEM_PATH_VERBS if item_path else _COLLECTION_PATH_VERBS
+    if served & path_verbs:
+        return MethodNotAllowed.no_route()
+    return NotFound(Status(message="the server could not find the requested resource", reason=NotFound.reason,
+                           code=NotFound.code, details=StatusDetails()))
 
 
 class ApiServer:
@@ -246,9 +285,9 @@ class ApiServer:
             authz_name = "" if verb == "create" and not sub else req.name
             self.authorizer.authorize(req.user, verb, info, sub, namespace, authz_name)
             rest = self.rest(info, sub)
-            if verb not in rest.verbs(info):
-                target = f"{info.group_resource}/{sub}" if sub else f'resources of kind "{info.group_resource}"'
-                raise MethodNotAllowed.make(f"{verb} is not supported on {target}")
+            served = rest.verbs(info)
+            if verb not in served:
+                raise not_served(info, verb, sub, served)
             version = req.version
             if not version or version == info.version or not info.builtin:
                 return await getattr(rest, method_name(verb))(info, req)

@@ -35,6 +35,7 @@ from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.auth.rbac import Attributes, forbidden
 from kubelite.apiserver.auth.user import ADMIN, SYSTEM_PRIVILEGED_GROUP, UserInfo
 from kubelite.apiserver.request import Options, Request
+from kubelite.apiserver.server import not_served
 from kubelite.clock import LoopTime, parse_time
 from kubelite.errors import (
     ApiError,
@@ -400,7 +401,7 @@ class ApiApp:
         method = req.method
         if watch_path or (method == "GET" and not name and req.flag("watch")):
             if method != "GET":
-                raise MethodNotAllowed.make("the server does not allow this method on the requested resource")
+                raise MethodNotAllowed.no_route()
             await self._watch(req, user, info, namespace, receive, send)
             return None
         if method == "GET" and sub == "log":
@@ -415,8 +416,7 @@ class ApiApp:
             return await self._patch(req, user, info, namespace, name, sub)
         if method == "DELETE":
             return await self._delete(req, user, info, namespace, name, sub)
-        raise ApiError(Status(code=405, reason="MethodNotAllowed",
-                              message="the server does not allow this method on the requested resource"))
+        raise MethodNotAllowed.no_route()
 
     # --- decoding ---
     def _dry_run(self, req: _Request) -> bool:
@@ -524,9 +524,8 @@ class ApiApp:
 
     async def _create(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, name: str,
                       sub: str) -> _Response:
-        if name and not sub:
-            raise ApiError(Status(code=405, reason="MethodNotAllowed",
-                                  message="the server does not allow this method on the requested resource"))
+        if name and not sub:  # no POST route on an item path: 405 where the path serves a GET, else 404
+            raise not_served(info, "create", "", self.server.rest(info, "").verbs(info), item_path=True)
         body = self._object_body(req)
         resp = await self._handle("create", user, info, namespace, name, sub, body, Options(
             dry_run=self._dry_run(req), field_manager=self._field_manager(req),
@@ -592,8 +591,7 @@ class ApiApp:
     async def _delete(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, name: str,
                       sub: str) -> _Response:
         if sub:
-            raise ApiError(Status(code=405, reason="MethodNotAllowed",
-                                  message="the server does not allow this method on the requested resource"))
+            raise MethodNotAllowed.no_route()
         opts = self._delete_options(req)
         dry_run = self._dry_run(req) or bool(opts.get("dryRun"))
         options = Options(

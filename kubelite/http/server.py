@@ -15,6 +15,8 @@ Contract:
   the first TLS serve on a machine pays for the key generation and the ``cryptography`` import (~0.1 s CPU);
   unlike upstream, a pair within a day of its expiry (30 days) is replaced. An unwritable cache falls back
   to a throwaway pair in the serve's temporary directory.
+- With ``idle_grace > 0``, clients in other processes hold virtual time while they may still act
+  (:mod:`kubelite.http.clients`).
 - On exit every watch is closed, connections are shut down and the server task is awaited: nothing is left
   running. uvicorn's once-every-0.1-s housekeeping tick is replaced by a wait on exit, so an idle server adds
   no timers to the loop (virtual time can jump straight to the next real event).
@@ -35,11 +37,12 @@ import shutil
 import socket
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from kubelite.http.app import ApiApp
+from kubelite.http.clients import ClientActivity
 
 __all__ = ["Endpoint", "default_cert_dir", "kubeconfig_yaml", "serve", "serving_certs", "uvicorn_server"]
 
@@ -198,13 +201,15 @@ class _CoalescingTransport:
     streamed chunk (a watch event) still leaves in the step that wrote it. Everything else is the transport's.
     """
 
-    __slots__ = ("_flush_handle", "_loop", "_pending", "_transport")
+    __slots__ = ("_flush_handle", "_loop", "_pending", "_transport", "sent")
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
         self._transport = transport
         self._loop = loop
         self._pending: list[bytes] = []
         self._flush_handle: asyncio.Handle | None = None
+        #: told of each send (``ClientActivity.sent``: hold time until the client has read it)
+        self.sent: Callable[[Any], None] | None = None
 
     def write(self, data: bytes) -> None:
         self._pending.append(data)
@@ -218,6 +223,8 @@ class _CoalescingTransport:
             self._pending.clear()
             if not self._transport.is_closing():
                 self._transport.write(data)
+                if self.sent is not None:
+                    self.sent(self)
 
     def get_write_buffer_size(self) -> int:
         return self._transport.get_write_buffer_size() + sum(map(len, self._pending))
@@ -237,18 +244,34 @@ _HEADERS_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-
                       b"connection: close\r\ncontent-length: 35\r\n\r\n431 Request Header Fields Too Large")
 
 
-def _protocol_class() -> type[asyncio.Protocol]:
+def _protocol_class(activity: ClientActivity | None = None) -> type[asyncio.Protocol]:
     """uvicorn's httptools protocol (a C parser: ~2.5x h11's requests/s), on a coalescing transport, with
-    Go's header size limit."""
+    Go's header size limit; each connection's traffic reported to ``activity`` when its client is one the clock
+    cannot see (:mod:`kubelite.http.clients`)."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class _Protocol(HttpToolsProtocol):
         _in_head = True
         _head_bytes = 0
+        _activity: ClientActivity | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            self.transport = _CoalescingTransport(transport, self.loop)  # type: ignore[assignment]
+            coalescing = _CoalescingTransport(transport, self.loop)
+            self.transport = coalescing  # type: ignore[assignment]
+            if activity is not None and activity.connection_made(coalescing):
+                self._activity = activity
+                coalescing.sent = activity.sent
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            super().connection_lost(exc)
+            if self._activity is not None:
+                self._activity.connection_lost(self.transport)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if self._activity is not None:
+                self._activity.response_complete()
 
         def on_message_begin(self) -> None:
             self._in_head, self._head_bytes = True, 0
@@ -263,6 +286,8 @@ def _protocol_class() -> type[asyncio.Protocol]:
             self._in_head, self._head_bytes = True, 0
 
         def data_received(self, data: bytes) -> None:
+            if self._activity is not None:
+                self._activity.received()
             super().data_received(data)
             # bytes of a head still incomplete after parsing them (an over-count of at most one read)
             if self._in_head and not self.transport.is_closing():
@@ -274,7 +299,8 @@ def _protocol_class() -> type[asyncio.Protocol]:
     return _Protocol
 
 
-def uvicorn_server(app: Any, *, signals: bool = False, log_level: str = "warning", **ssl: Any) -> Any:
+def uvicorn_server(app: Any, *, signals: bool = False, log_level: str = "warning",
+                   activity: ClientActivity | None = None, **ssl: Any) -> Any:
     """The uvicorn ``Server`` that :func:`serve` runs ``app`` on (bench/http.py measures its floor with it).
 
     httptools parser on a coalescing transport; no lifespan, access log, proxy-header rewriting, websockets,
@@ -283,7 +309,7 @@ def uvicorn_server(app: Any, *, signals: bool = False, log_level: str = "warning
     import uvicorn
 
     config = uvicorn.Config(
-        app, lifespan="off", log_level=log_level, access_log=False, http=_protocol_class(), ws="none",
+        app, lifespan="off", log_level=log_level, access_log=False, http=_protocol_class(activity), ws="none",
         proxy_headers=False, timeout_keep_alive=3600, timeout_graceful_shutdown=5, date_header=False,
         server_header=False, **ssl,
     )
@@ -323,9 +349,14 @@ def uvicorn_server(app: Any, *, signals: bool = False, log_level: str = "warning
 async def serve(cluster: Any, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
                 tls: bool = False, kubeconfig: str | os.PathLike[str] | None = None, signals: bool = False,
                 log_level: str = "warning", cert_dir: str | os.PathLike[str] | None = None,
-                ) -> AsyncIterator[Endpoint]:
+                idle_grace: float = 0.0) -> AsyncIterator[Endpoint]:
     """Serve ``cluster``'s API on ``host:port`` for the block; yields the :class:`Endpoint` (a URL string).
-    ``cert_dir``: where TLS serving certificates are kept and reused (default: :func:`default_cert_dir`)."""
+
+    ``cert_dir``: where TLS serving certificates are kept and reused (default: :func:`default_cert_dir`).
+    ``idle_grace``: real seconds after a client's last activity during which virtual time does not jump, with
+    the other holds of :mod:`kubelite.http.clients` for clients in other processes (``kubelite serve
+    --virtual-time --idle-grace``); 0 (the default in tests, whose clients the clock sees already) turns them
+    off."""
     token = token or secrets.token_urlsafe(24)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # proto=IPPROTO_TCP matters: asyncio only disables Nagle (TCP_NODELAY) on sockets that say they are TCP, and
@@ -350,7 +381,8 @@ async def serve(cluster: Any, *, host: str = "127.0.0.1", port: int = 0, token: 
         url_host = f"[{host}]" if family == socket.AF_INET6 else host
         url = f"{scheme}://{url_host}:{bound_port}"
         app = ApiApp(cluster, admin_token=token, server_address=f"{url_host}:{bound_port}")
-        server = uvicorn_server(app, signals=signals, log_level=log_level, **ssl)
+        activity = ClientActivity(idle_grace=idle_grace)
+        server = uvicorn_server(app, signals=signals, log_level=log_level, activity=activity, **ssl)
         task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]), name="kubelite-http-server")
         kube_path: str | None = None
         if kubeconfig is not None:
@@ -369,5 +401,6 @@ async def serve(cluster: Any, *, host: str = "127.0.0.1", port: int = 0, token: 
             server.stop()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            activity.close()
             sock.close()
             cluster.apiserver.authenticator.remove_token(token)

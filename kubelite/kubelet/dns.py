@@ -1,80 +1,41 @@
-"""What a pod's DNS lookups of Service names answer, for scripts that wait for a Service to resolve.
+"""What the kubelet's container model asks of cluster DNS: whether a pod's lookup of a name finds an answer,
+for scripts that wait for a Service to resolve (``until nslookup myservice; do sleep 2; done``).
 
-The docs' init-container example waits with ``until nslookup myservice.<ns>.svc.cluster.local; do
-sleep 2; done``; such a loop ends at its first poll after the Service exists. The answer follows the
-pod's ``resolv.conf`` as the kubelet writes it for ``dnsPolicy: ClusterFirst`` (``search <ns>.svc.cluster.local
-svc.cluster.local cluster.local``, ``ndots:5``) and CoreDNS's kubernetes plugin: ``<svc>.<ns>.svc.cluster.local``
-resolves while the Service exists. A name outside ``cluster.local`` with a dot in it is taken to resolve
-upstream (the internet); a bare name that no search suffix turns into a Service is NXDOMAIN.
-
-Services come from an informer on all Services, as the kubelet's own ``serviceLister`` (upstream uses
-it for the service environment variables); a pool of kubelets shares one. :class:`ServiceDNS` keeps the
-containers waiting on a name by ``(namespace, service)``, so a Service added wakes only its waiters
-(nothing walks every node or pod per event). Limits: a headless Service resolves once it exists (CoreDNS
-answers its ready endpoints; kubelite does not look at them here), and pod hostnames
-(``<host>.<subdomain>.<ns>.svc``) do not resolve.
+As upstream, the kubelet itself answers no names: it writes the pod's ``resolv.conf`` (``dnsPolicy:
+ClusterFirst``: ``search <ns>.svc.<zone> svc.<zone> <zone>``, ``ndots:5``) and the pod asks the cluster DNS.
+The one model of those answers is :class:`kubelite.network.dns.ClusterDNS` (CoreDNS's kubernetes plugin and
+the stub resolver); the cluster passes it in as the kubelets' ``dns=`` collaborator (kubelets never import
+the data plane). Without a data plane (``Cluster(network=False)``) there is no cluster DNS, so, as in a
+cluster without CoreDNS, no lookup is answered (:class:`NoClusterDNS`): a wait loop keeps waiting.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
-__all__ = ["CLUSTER_DOMAIN", "ServiceDNS", "service_keys"]
+__all__ = ["CLUSTER_DOMAIN", "NoClusterDNS", "PodDNS"]
 
 CLUSTER_DOMAIN = "cluster.local"
-_SVC_SUFFIX = f".svc.{CLUSTER_DOMAIN}"
 
 
-def service_keys(name: str, namespace: str) -> list[tuple[str, str]] | None:
-    """The ``(namespace, service)`` pairs a lookup of ``name`` from a pod in ``namespace`` may resolve to,
-    in resolver order; None: a name outside the cluster domain (resolves upstream)."""
-    name = name.rstrip(".").lower()
-    search = [f"{namespace}{_SVC_SUFFIX}", _SVC_SUFFIX[1:], CLUSTER_DOMAIN]
-    fqdn = name.endswith(f".{CLUSTER_DOMAIN}") or name == CLUSTER_DOMAIN
-    candidates = [name] if fqdn else [f"{name}.{s}" for s in search]
-    out: list[tuple[str, str]] = []
-    for c in candidates:
-        if c.endswith(_SVC_SUFFIX):
-            parts = c[: -len(_SVC_SUFFIX)].split(".")
-            if len(parts) == 2 and all(parts):
-                out.append((parts[1], parts[0]))
-    if not out and not fqdn and "." in name:
-        return None
-    return out
-
-
-class ServiceDNS:
-    """Service lookups over a Service indexer, and the containers waiting on them."""
-
-    def __init__(self) -> None:
-        self._get: Callable[[str], Any] | None = None
-        self._waiters: dict[tuple[str, str], dict[tuple[str, str], Callable[[], None]]] = {}
-
-    def attach(self, informer: Any) -> None:
-        """Use ``informer`` (on ``services``); idempotent, so every kubelet of a pool may call it."""
-        if self._get is not None:
-            return
-        from kubelite.informer.handlers import ResourceEventHandlerFuncs
-
-        indexer = informer.get_indexer()
-        self._get = indexer.get_by_key
-        informer.add_event_handler(ResourceEventHandlerFuncs(on_add=self._on_add))
+class PodDNS(Protocol):
+    """Cluster DNS as a pod sees it (``ClusterDNS`` implements it)."""
 
     def resolves(self, name: str, namespace: str) -> bool:
-        keys = service_keys(name, namespace)
-        if keys is None:
-            return True
-        get = self._get
-        return get is not None and any(get(f"{ns}/{svc}") is not None for ns, svc in keys)
+        """Whether ``nslookup name`` in a pod in ``namespace`` finds an answer."""
+        ...
 
     def wait(self, name: str, namespace: str, owner: str, uid: str, wake: Callable[[], None]) -> None:
-        """Call ``wake`` once when a Service ``name`` may resolve to appears (one entry per owner and pod)."""
-        for key in service_keys(name, namespace) or ():
-            self._waiters.setdefault(key, {})[(owner, uid)] = wake
+        """Call ``wake`` once when an answer for ``name`` may have appeared (one entry per owner and pod)."""
+        ...
 
-    def _on_add(self, svc: dict[str, Any]) -> None:
-        meta = svc.get("metadata") or {}
-        waiters = self._waiters.pop((meta.get("namespace", ""), meta.get("name", "")), None)
-        for wake in (waiters or {}).values():
-            wake()
+
+class NoClusterDNS:
+    """No cluster DNS is running: every lookup times out (nothing ever resolves, nothing to wait for)."""
+
+    def resolves(self, name: str, namespace: str) -> bool:
+        return False
+
+    def wait(self, name: str, namespace: str, owner: str, uid: str, wake: Callable[[], None]) -> None:
+        return None

@@ -42,7 +42,7 @@ from kubelite.informer.shared_informer import SharedIndexInformer
 from kubelite.kubelet import eviction as ev
 from kubelite.kubelet.admission import admit, host_ports
 from kubelite.kubelet.devices import ENDPOINT_STOP_GRACE, DeviceManager, UnexpectedAdmissionError, device_ids
-from kubelite.kubelet.dns import ServiceDNS
+from kubelite.kubelet.dns import NoClusterDNS, PodDNS
 from kubelite.kubelet.heartbeat import HeartbeatWheel, NodeHeartbeat
 from kubelite.kubelet.images import ImageManager, docker_config_hosts
 from kubelite.kubelet.ipam import HostLocalIPAM
@@ -62,7 +62,8 @@ log = get_logger("kubelite.kubelet")
 
 DEFAULT_CAPACITY = {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"}
 #: what a kubelet reads through informers besides its pods and Node: volume sources, pull secrets, and the
-#: Services its pods' DNS lookups find (upstream's serviceLister)
+#: what the kubelet reads through informers: volumes' ConfigMaps, Secrets and PVCs, and Services (upstream's
+#: serviceLister); its pods' DNS answers come from the cluster DNS (``dns=``), not from these
 LOOKUP_RESOURCES = ("configmaps", "secrets", "persistentvolumeclaims", "services")
 #: status_manager's syncPeriod: how often statuses the API does not have yet are written again
 STATUS_SYNC_PERIOD = 10.0
@@ -79,7 +80,7 @@ class Kubelet:
         recorder: Any = None, informers: SharedInformerFactory | None = None, pod_cidr: str | None = None,
         host_ip: str | None = None, reserved: Mapping[str, Any] | None = None, preload: tuple[str, ...] = (),
         sandbox_seconds: float = 0.0, attach_seconds: float = 2.0, mount_seconds: float = 0.5,
-        eviction_threshold: int = ev.DEFAULT_THRESHOLD, await_pod_cidr: bool = False, dns: ServiceDNS | None = None,
+        eviction_threshold: int = ev.DEFAULT_THRESHOLD, await_pod_cidr: bool = False, dns: PodDNS | None = None,
         heartbeats: HeartbeatWheel | None = None,
     ) -> None:
         self.client = client
@@ -144,7 +145,7 @@ class Kubelet:
         self._unsynced: dict[str, PodWorker] = {}  # pods whose last status write failed
         self._reconcile_timer: Any = None
         self.runtime.pull_credentials = self._pull_credentials
-        self.dns = dns or ServiceDNS()
+        self.dns: PodDNS = dns if dns is not None else NoClusterDNS()
         self.runtime.resolves = self.dns.resolves
         self.runtime.wait_for_name = self._wait_for_name
         #: ``GET /metrics/resource`` (what metrics-server scrapes)
@@ -244,7 +245,6 @@ class Kubelet:
                 self._own_factory = SharedInformerFactory(self.client, clock=self.clock, rng=self.rng)
             factory = self._own_factory
         infs = {r: factory.informer_for(r) for r in LOOKUP_RESOURCES}
-        self.dns.attach(infs["services"])
         factory.start()
 
         def getter(resource: str) -> Any:

@@ -90,7 +90,8 @@ class NodeRuntime:
         self.await_pod_cidr = False  # the node has no pod CIDR yet (the IPAM controller will assign one)
         self.pull_credentials: Callable[[Mapping[str, Any]], dict[str, str]] = lambda pod: {}
         #: whether a DNS lookup of (name, from namespace) answers; wait_for_name(name, namespace, pod uid)
-        #: syncs the pod again when it may (set by the kubelet: :class:`~kubelite.kubelet.dns.ServiceDNS`)
+        #: syncs the pod again when it may (set by the kubelet: :class:`~kubelite.kubelet.dns.PodDNS`,
+        #: the cluster DNS)
         self.resolves: Callable[[str, str], bool] = lambda name, namespace: True
         self.wait_for_name: Callable[[str, str, str], None] = lambda name, namespace, uid: None
 

@@ -29,7 +29,7 @@ from kubelite.client import Client
 from kubelite.clock import Clock
 from kubelite.events import EventBroadcaster
 from kubelite.informer.factory import SharedInformerFactory
-from kubelite.kubelet.dns import ServiceDNS
+from kubelite.kubelet.dns import NoClusterDNS, PodDNS
 from kubelite.kubelet.heartbeat import HeartbeatWheel
 from kubelite.kubelet.ipam import NodeAddresses, cluster_cidr_for
 from kubelite.kubelet.kubelet import DEFAULT_CAPACITY, LOOKUP_RESOURCES, Kubelet
@@ -55,7 +55,7 @@ class NodePool:
                  zones: Sequence[str] = ("zone-a", "zone-b", "zone-c"), instance_type: str = "kubelite.standard",
                  labels: Mapping[str, str] | None = None, taints: list[dict[str, Any]] | None = None,
                  registry: ImageRegistry | None = None, events: bool = True, preload: tuple[str, ...] = (),
-                 cluster_cidr: str | None = None, **kubelet_kw: Any) -> None:
+                 cluster_cidr: str | None = None, dns: PodDNS | None = None, **kubelet_kw: Any) -> None:
         self.clock = clock
         self._start_soon = start_soon
         self.registry = registry or ImageRegistry()
@@ -75,7 +75,8 @@ class NodePool:
             # gets the same total room
             self.broadcaster = EventBroadcaster(pool_client, clock=clock, rng=rng, max_queued=1000 * max(1, n))
         self.kubelets: dict[str, Kubelet] = {}
-        self.dns = ServiceDNS()  # one Service lister and one set of name waiters for the pool
+        # the cluster DNS the pods ask (the data plane's ClusterDNS, passed in by the cluster); none without one
+        self.dns: PodDNS = dns if dns is not None else NoClusterDNS()
         self.heartbeats = HeartbeatWheel(clock)  # every node's Lease and Node status beats on one wheel
         for i in range(n):
             name = f"{prefix}-{i}"

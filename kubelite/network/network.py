@@ -72,6 +72,7 @@ class Network:
         services = dns.lister_for(Service)
         self.proxies: dict[str, KubeProxy] = {}
         self.dns = ClusterDNS(services, dns_slices.get_indexer(), domain=cluster_domain)
+        self.dns.attach(dns.informer_for(Service), dns_slices)
         self._netpols = policy.informer_for("networkpolicies")
         self._namespaces = policy.informer_for("namespaces")
         self._nodes = policy.informer_for(Node)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,19 +18,22 @@ KUBECTL = shutil.which("kubectl")
 
 
 @contextlib.contextmanager
-def serving(kubeconfig: Path, *args: str) -> Iterator[subprocess.Popen[str]]:
-    """Run ``kubelite serve ARGS --port 0 --kubeconfig KUBECONFIG`` as a real process, check its first line
-    names the URL it listens on, yield it, then stop it with Ctrl-C and check it stopped cleanly."""
+def serving(kubeconfig: Path, *args: str, port: int = 0,
+            popen: dict[str, Any] | None = None) -> Iterator[subprocess.Popen[str]]:
+    """Run ``kubelite serve ARGS --port PORT --kubeconfig KUBECONFIG`` as a real process (``popen``: more
+    ``subprocess.Popen`` arguments), check its first line names the URL it listens on, yield it, then stop it
+    with Ctrl-C and check it stopped cleanly."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from kubelite.cli import main; main()", "serve", *args, "--port", "0",
+        [sys.executable, "-c", "from kubelite.cli import main; main()", "serve", *args, "--port", str(port),
          "--kubeconfig", str(kubeconfig)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **(popen or {}),
     )
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()
-        assert first.startswith("kubelite API server listening on https://127.0.0.1:"), first
+        assert first.startswith("kubelite API server listening on http"), first
+        assert f"://127.0.0.1:{port or ''}" in first, first
         yield proc
         proc.send_signal(signal.SIGINT)
         rest, err = proc.communicate(timeout=60)
