@@ -37,6 +37,7 @@ import msgspec
 
 from kubelite.api.views import STATS
 from kubelite.cluster import Cluster
+from kubelite.store import CompactObject
 
 #: the full run (the issue's curve); ``--pods`` scales it down
 CURVE = (10_000, 50_000, 100_000, 150_000)
@@ -265,8 +266,12 @@ def store_census(cluster: Cluster) -> dict[str, int]:
     for table in cluster.store.tables.values():
         name = table.plural
         cur = sum(len(o.data) for o in table.objects.values())
-        current = {id(o.data) for o in table.objects.values()}
-        hist = sum(len(ev.cur.data) for ev in table.history if id(ev.cur.data) not in current)
+        held = sum(o.held if isinstance(o, CompactObject) else len(o.data) for o in table.objects.values())
+        out[f"{name}: current bytes held"] = out.get(f"{name}: current bytes held", 0) + held
+        hist_events = [ev for ev in table.history if ev.cur is not table.objects.get(ev.cur.key)]
+        hist = sum(len(ev.cur.data) for ev in hist_events)
+        out[f"{name}: history-only bytes held"] = (
+            out.get(f"{name}: history-only bytes held", 0) + sum(ev.size for ev in hist_events))
         out[f"{name}: current JSON"] = out.get(f"{name}: current JSON", 0) + cur
         out[f"{name}: history-only JSON"] = out.get(f"{name}: history-only JSON", 0) + hist
         out[f"{name}: objects"] = out.get(f"{name}: objects", 0) + len(table.objects)

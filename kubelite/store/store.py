@@ -26,7 +26,7 @@ Guarantees:
   they are, and the byte bound of the window counts the bytes it really holds.
 - **Tables kept compact at rest** (:data:`COMPACT_AT_REST`: Events, which nothing in the control plane
   watches or reads back, written once and read by kubectl and reports) keep their *current* versions compact
-  too; every read inflates the version (so nobody shares a view of one).
+  too, whatever their size; every read inflates the version (so nobody shares a view of one).
 - Watchers are filtered by namespace and a predicate. An object that stops matching is sent as
   DELETED (its previous state at the new revision), one that starts matching as ADDED, as the
   apiserver's cacheWatcher does. Watchers pinned to one value of the table's trigger field (pods by
@@ -80,11 +80,19 @@ def object_key(namespace: str, name: str) -> str:
 
 
 def _interned(m: dict[str, str]) -> dict[str, str]:
-    """A private copy of a version's labels or selectable fields with every string interned: the versions of
-    one object, and the replicas of one template, then share one copy of each key and value (and the copy
-    keeps no string of the request body alive)."""
+    """A private copy of a version's labels with every string interned: the versions of one object, and the
+    replicas of one template, then share one copy of each key and value (and the copy keeps no string of the
+    request body alive)."""
     intern = sys.intern
     return {intern(k): intern(v) if type(v) is str else v for k, v in m.items()}
+
+
+def _selectable(m: dict[str, str]) -> dict[str, str]:
+    """A version's selectable fields as the store keeps them: interned (see :func:`_interned`), and without
+    the empty ones (a field selector reads a missing field as ``""``, as upstream's ``fields.Set`` does, so
+    ``spec.nodeName=`` still selects an unscheduled pod)."""
+    intern = sys.intern
+    return {intern(k): intern(v) for k, v in m.items() if v != ""}
 
 
 class StoredObject:
@@ -386,15 +394,15 @@ class Store:
         name = meta["name"]
         labels = meta.get("labels")
         fields = table.fields_fn(obj) if table.fields_fn is not None else None
-        if fields:
-            fields = _interned(fields)
         trigger = fields.get(table.trigger_field) if (fields is not None and table.trigger_field) else None
+        if fields:
+            fields = _selectable(fields)
         data = _encode(obj)
         stored = StoredObject(
             object_key(ns, name), ns, name, rv, StoredBytes(data), _interned(labels) if labels else None,
             fields, trigger,
         )
-        if table.at_rest and len(data) >= COMPACT_MIN:
+        if table.at_rest:  # (whatever its size: Events are ~1 KiB, a quarter of that deflated)
             zdict = table.zdict
             if zdict is None:
                 zdict = table.zdict = data
