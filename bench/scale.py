@@ -33,8 +33,11 @@ import tracemalloc
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
+
 from kubelite.api.views import STATS
 from kubelite.cluster import Cluster
+from kubelite.store import CompactObject
 
 #: the full run (the issue's curve); ``--pods`` scales it down
 CURVE = (10_000, 50_000, 100_000, 150_000)
@@ -147,6 +150,7 @@ async def run(pods: int, nodes: int, steps: list[int], trace: bool) -> None:
         index = 0
         t0, c0 = time.perf_counter(), time.process_time()
         prev = (0, 0.0, 0.0, base_rss)
+        snaps: list[tuple[int, tracemalloc.Snapshot, dict[str, int]]] = []
         for target in steps:
             while made < target:
                 n = min(REPLICAS, target - made)
@@ -164,6 +168,9 @@ async def run(pods: int, nodes: int, steps: list[int], trace: bool) -> None:
                   f"{'':>22}{(cpu - prev[1]) / k:>6.2f} {(wall - prev[2]) / k:>6.2f} "
                   f"{(rss - prev[3]) / 1024 / k:>6.1f}")
             prev = (made, cpu, wall, rss)
+            if trace:
+                gc.collect()
+                snaps.append((made, tracemalloc.take_snapshot(), store_census(cluster)))
         rss, peak = rss_kib()
         print(f"  all {made:,} Running: {time.perf_counter() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU "
               f"({cluster.now - v0:.0f} s of cluster time); "
@@ -174,6 +181,8 @@ async def run(pods: int, nodes: int, steps: list[int], trace: bool) -> None:
               f"{STATS.fresh:,} private (superseded or re-encoded versions); {writes:,} store writes")
         if trace:
             report_tracemalloc()
+            if len(snaps) >= 2:
+                report_attribution(snaps[0], snaps[-1])
 
 
 def _module(filename: str) -> str:
@@ -208,6 +217,102 @@ def report_tracemalloc() -> None:
         print(f"    {s.size / 2**20:8.1f} MiB {s.size / total:6.1%}  {fr.filename.split('kubelite/')[-1]}:{fr.lineno}")
 
 
+#: subsystem of an allocation: the innermost kubelite frame whose path starts with one of these (first match)
+SUBSYSTEMS = (
+    ("kubelite/store/watch.py", "store: watch queues"),
+    ("kubelite/store/", "store: JSON per version (current + history)"),
+    ("kubelite/apiserver/ssa/", "apiserver: managedFields (ssa)"),
+    ("kubelite/apiserver/event_ttl.py", "events (TTL)"),
+    ("kubelite/apiserver/", "apiserver (other)"),
+    ("kubelite/api/views.py", "shared views (frozen, interned)"),
+    ("kubelite/informer/", "informer indexers, FIFOs"),
+    ("kubelite/client/", "client decodes (private copies)"),
+    ("kubelite/kubelet/", "kubelet state"),
+    ("kubelite/scheduler/", "scheduler (cache, queue, explanations)"),
+    ("kubelite/events/", "events (recorder, correlator)"),
+    ("kubelite/workqueue/", "workqueues"),
+    ("kubelite/controllers/", "controllers' own maps"),
+    ("kubelite/network/", "data plane"),
+    ("kubelite/metricsserver/", "metrics-server"),
+    ("kubelite/scenario/", "metrics/scenario"),
+)
+#: frames that only pass an allocation through (a decode helper): attribute to their caller
+_PASS_THROUGH = ("kubelite/api/codec.py", "kubelite/memo.py", "kubelite/api/types/")
+
+
+def subsystem(tb: tracemalloc.Traceback) -> tuple[str, str]:
+    """The subsystem that holds an allocation (see :data:`SUBSYSTEMS`) and the line, from its innermost
+    kubelite frame."""
+    for frame in reversed(tb):  # innermost first (a Traceback runs oldest first)
+        path = frame.filename.replace(os.sep, "/")
+        i = path.rfind("kubelite/")
+        if i < 0 or "/bench/" in path:
+            continue
+        rel = path[i:]
+        if rel.startswith(_PASS_THROUGH):
+            continue
+        where = f"{rel.removeprefix('kubelite/')}:{frame.lineno}"
+        for prefix, name in SUBSYSTEMS:
+            if rel.startswith(prefix):
+                return name, where
+        return "other kubelite: " + ".".join(rel.split("/")[1:3]).removesuffix(".py"), where
+    return "outside kubelite (asyncio, msgspec internals, ...)", ""
+
+
+def store_census(cluster: Cluster) -> dict[str, int]:
+    """What the store holds, counted directly: per table the current JSON, the history's versions that are not
+    current, and the managedFields share of the current pods' JSON."""
+    out: dict[str, int] = {}
+    for table in cluster.store.tables.values():
+        name = table.plural
+        cur = sum(len(o.data) for o in table.objects.values())
+        held = sum(o.held if isinstance(o, CompactObject) else len(o.data) for o in table.objects.values())
+        out[f"{name}: current bytes held"] = out.get(f"{name}: current bytes held", 0) + held
+        hist_events = [ev for ev in table.history if ev.cur is not table.objects.get(ev.cur.key)]
+        hist = sum(len(ev.cur.data) for ev in hist_events)
+        out[f"{name}: history-only bytes held"] = (
+            out.get(f"{name}: history-only bytes held", 0) + sum(ev.size for ev in hist_events))
+        out[f"{name}: current JSON"] = out.get(f"{name}: current JSON", 0) + cur
+        out[f"{name}: history-only JSON"] = out.get(f"{name}: history-only JSON", 0) + hist
+        out[f"{name}: objects"] = out.get(f"{name}: objects", 0) + len(table.objects)
+        if name == "pods" and not table.group:
+            mf = 0
+            for o in table.objects.values():
+                d = msgspec.json.decode(o.data)
+                mf += len(msgspec.json.encode(d["metadata"].get("managedFields") or []))
+            out["pods: managedFields JSON (current)"] = mf
+    return out
+
+
+def report_attribution(a: tuple[int, tracemalloc.Snapshot, dict[str, int]],
+                       b: tuple[int, tracemalloc.Snapshot, dict[str, int]]) -> None:
+    """The live-memory growth between two steps, per added pod, by subsystem (tracemalloc), and the store's
+    census at both steps."""
+    (pods_a, snap_a, census_a), (pods_b, snap_b, census_b) = a, b
+    added = pods_b - pods_a
+    grown: dict[str, int] = {}
+    lines: dict[str, dict[str, int]] = {}
+    for diff in snap_b.compare_to(snap_a, "traceback"):
+        key, where = subsystem(diff.traceback)
+        grown[key] = grown.get(key, 0) + diff.size_diff
+        per = lines.setdefault(key, {})
+        per[where] = per.get(where, 0) + diff.size_diff
+    total = sum(grown.values())
+    print(f"  live heap growth {pods_a:,} -> {pods_b:,} pods: {total / 2**20:,.1f} MiB, "
+          f"{total / 1024 / added:.1f} KiB per added pod, by subsystem (and its largest lines):")
+    for key, size in sorted(grown.items(), key=lambda kv: -kv[1]):
+        if abs(size) >= 0.002 * abs(total):
+            top = sorted(lines[key].items(), key=lambda kv: -kv[1])[:3]
+            detail = ", ".join(f"{w} {v / 1024 / added:.2f}" for w, v in top if w and v > 0.1 * size)
+            print(f"    {size / 1024 / added:7.2f} KiB/pod {size / total:6.1%}  {key}" + (f"  ({detail})" if detail else ""))
+    print("  store census (bytes; per added pod):")
+    for key in sorted(census_b):
+        va, vb = census_a.get(key, 0), census_b[key]
+        if vb - va:
+            unit = "" if key.endswith("objects") else " B"
+            print(f"    {key:<40} {va:>12,} -> {vb:>12,}{unit}  ({(vb - va) / added:,.1f} per pod)")
+
+
 def _top(stats: list[tracemalloc.Statistic], n: int) -> Iterator[tracemalloc.Statistic]:
     yield from sorted(stats, key=lambda s: -s.size)[:n]
 
@@ -220,7 +325,7 @@ def main() -> None:
     ap.add_argument("--tracemalloc", action="store_true", help="attribute live memory by module at the end")
     args = ap.parse_args()
     if args.tracemalloc:
-        tracemalloc.start(1)
+        tracemalloc.start(5)
     asyncio.run(run(args.pods, args.nodes, plan(args.pods, args.steps), args.tracemalloc))
 
 
