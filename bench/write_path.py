@@ -265,7 +265,7 @@ def _floors(cluster: Cluster, table: Any, ns: str, names: list[str], path: tuple
 
 # where a create's time goes: (row, the functions whose cumulative cProfile time it is)
 _SPLIT: list[tuple[str, list[tuple[str, str]]]] = [
-    ("template memo key (the spec's encoding)", [("registry/templates.py", "key")]),
+    ("template memo key (the spec as sent)", [("registry/templates.py", "key"), ("registry/templates.py", "key_of_json")]),
     ("decode (typed; metadata only on a memo hit)", [("apiserver/pipeline.py", "decode"),
                                                      ("apiserver/pipeline.py", "decode_metadata")]),
     ("defaulting", [("registry/strategy.py", "default")]),

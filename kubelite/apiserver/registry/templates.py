@@ -81,6 +81,19 @@ _SEEN_MAXSIZE = 8192
 TemplateKey = tuple[Hashable, ...]
 
 
+class _Envelope(msgspec.Struct, forbid_unknown_fields=True):
+    """A templated kind's create body with its spec left as JSON text (:meth:`CreateTemplates.key_of_json`):
+    nothing but these top-level fields, metadata an object (any other shape takes the whole decode)."""
+
+    metadata: dict[str, Any]
+    spec: msgspec.Raw
+    apiVersion: str | msgspec.UnsetType = msgspec.UNSET
+    kind: str | msgspec.UnsetType = msgspec.UNSET
+
+
+_decode_envelope = msgspec.json.Decoder(_Envelope).decode
+
+
 class Template(msgspec.Struct, frozen=True, kw_only=True):
     """The template's share of a create's result (shared read-only by every object made from it)."""
 
@@ -133,38 +146,70 @@ class CreateTemplates:
 
     # --- lookup ---
     def key(self, info: ResourceInfo, strategy: Strategy, req: Request, *, track_managed_fields: bool) -> TemplateKey | None:
-        """The memo key of a create request, None when the memo cannot serve it."""
-        field = strategy.template_field
-        if field is None or not self.enabled:
-            return None
-        body, opts = req.body, req.options
-        if opts.dry_run or (req.version and req.version != info.version) or info.storage_version \
-                or info.struct is None or not isinstance(body, dict):
+        """The memo key of a create request whose body is decoded JSON, None when the memo cannot serve it."""
+        tables = self._servable(info, strategy, req)
+        body = req.body
+        if tables is None or not isinstance(body, dict):
             return None
         if not body.keys() <= _BODY_KEYS or body.get("apiVersion", info.api_version) != info.api_version:
             return None
         if body.get("kind", info.kind) != info.kind or type(body.get("metadata")) is not dict:
             return None
-        spec = body.get(field)
+        spec = body.get(strategy.template_field)  # type: ignore[arg-type]
         if type(spec) is not dict:
             return None
-        tables = self.admission.template_tables(info.group, info.plural)
-        if tables is None:
-            return None  # a plugin or user hook that the memo must not skip
         try:
             raw = _encode(spec)
         except (TypeError, ValueError, msgspec.EncodeError):
             return None  # not JSON data (a surrogate, say): the decoder's slow path deals with it
+        return self._key(info, req, tables, body["metadata"], raw, track_managed_fields)
+
+    def key_of_json(
+        self, info: ResourceInfo, strategy: Strategy, req: Request, *, track_managed_fields: bool,
+    ) -> tuple[TemplateKey, dict[str, Any]] | None:
+        """The memo key of a create whose body is its JSON bytes (the in-process client's copy), and the
+        body's metadata, decoded; None when the memo cannot serve it. Only the metadata is decoded: the
+        spec's JSON text is the key as it is (equal text, equal value), so a hit never decodes it, nor
+        encodes it again. It is the same key :meth:`key` makes of the decoded body (msgspec writes a
+        nested value as it writes it alone)."""
+        tables = self._servable(info, strategy, req)
+        if tables is None or strategy.template_field != "spec" or type(req.body) is not bytes:
+            return None
+        try:
+            env = _decode_envelope(req.body)
+        except msgspec.DecodeError:  # (ValidationError included) another shape: the whole decode says what
+            return None
+        if env.apiVersion not in (msgspec.UNSET, info.api_version) or env.kind not in (msgspec.UNSET, info.kind):
+            return None
+        raw = bytes(env.spec)
+        if raw[:1] != b"{":
+            return None
+        key = self._key(info, req, tables, env.metadata, raw, track_managed_fields)
+        return (key, env.metadata) if key is not None else None
+
+    def _servable(self, info: ResourceInfo, strategy: Strategy, req: Request) -> tuple[tuple[str, str], ...] | None:
+        """The admission tables a create of ``info`` keys on, None when the memo cannot serve it at all."""
+        if strategy.template_field is None or not self.enabled:
+            return None
+        if req.options.dry_run or (req.version and req.version != info.version) or info.storage_version \
+                or info.struct is None:
+            return None
+        return self.admission.template_tables(info.group, info.plural)  # None: a plugin or hook it must not skip
+
+    def _key(
+        self, info: ResourceInfo, req: Request, tables: tuple[tuple[str, str], ...], meta: dict[str, Any],
+        raw: bytes, track_managed_fields: bool,
+    ) -> TemplateKey | None:
         # the annotations as sent: a template step (LimitRanger) may set one, and what it set is replayed
         # over exactly these (it may have set one to the value sent, which recording cannot tell apart)
-        annotations = body["metadata"].get("annotations")
+        annotations = meta.get("annotations")
         try:
             sent_ann = _encode(annotations) if annotations else b""
         except (TypeError, ValueError, msgspec.EncodeError):
             return None
         tables_rv = tuple(self.tables.last_write(g, p) for g, p in tables)
-        return (info.group, info.plural, req.namespace, opts.field_validation, track_managed_fields, tables_rv,
-                sent_ann, raw)
+        return (info.group, info.plural, req.namespace, req.options.field_validation, track_managed_fields,
+                tables_rv, sent_ann, raw)
 
     def get(self, key: TemplateKey) -> Template | None:
         return self._memo.get(key)
