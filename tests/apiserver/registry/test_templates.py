@@ -275,6 +275,47 @@ async def test_a_hit_does_not_change_the_template() -> None:
         assert msgspec.json.encode((template.spec, template.status, template.encoded)) == before
 
 
+async def test_typed_creates_are_served_and_equal_the_uncached_path() -> None:
+    """A typed client's Pods (Structs) reach the apiserver as JSON bytes like dicts do, and hit the memo."""
+    from kubelite.api.types import Pod
+
+    typed = [msgspec.convert(pod(i, SPECS[0]), Pod) for i in range(5)]
+    steps: list[Step] = [lambda cl, p=p: cl.client.create(p) for p in typed]
+    results, hits = await same_with_and_without_memo(steps)
+    assert hits == 3
+    assert all(r[0] == "ok" for r in results[:5])
+
+
+async def test_a_hit_encodes_only_its_metadata() -> None:
+    """A hit writes the template's recorded spec and status JSON (spliced), and its managedFields entry
+    around the fieldsV1 JSON remembered for the metadata's shape: the object the store encodes holds
+    ``msgspec.Raw`` for exactly those."""
+    async with Cluster(seed=5, scheduler=False, controllers=False, network=False) as cluster:
+        store = cluster.store
+        seen: list[dict[str, Any]] = []
+        real_create = store.create
+
+        def create(table: Any, obj: dict[str, Any], **kw: Any) -> Any:
+            seen.append({**obj, **(kw.get("spliced") or {})})
+            return real_create(table, obj, **kw)
+
+        store.create = create  # type: ignore[method-assign]
+        for i in range(4):
+            await cluster.client.create(pod(i, SPECS[1]))
+        assert cluster.apiserver.generic_store.templates.served == 2
+        for obj in seen[:2]:  # the misses encode everything
+            assert type(obj["spec"]) is dict
+        for obj in seen[2:]:
+            assert type(obj["spec"]) is msgspec.Raw and type(obj["status"]) is msgspec.Raw
+            (entry,) = obj["metadata"]["managedFields"]
+            assert type(entry["fieldsV1"]) is msgspec.Raw
+        # what was written is what the whole path writes: the stored objects decode to the same JSON shape
+        stored = [await cluster.client.get("pods", f"web-{i}") for i in range(4)]
+        assert stored[3]["spec"] == stored[0]["spec"] and stored[3]["status"] == stored[0]["status"]
+        assert stored[3]["metadata"]["managedFields"][0]["fieldsV1"] == stored[1]["metadata"]["managedFields"][0][
+            "fieldsV1"]
+
+
 # --- property: varied realistic specs, random edits ----------------------------------------------------
 
 _LEAF = st.one_of(st.none(), st.booleans(), st.integers(-2, 70_000),
