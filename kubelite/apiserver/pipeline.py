@@ -159,13 +159,13 @@ class Decoder:
             out = self.scheme.to_storage(info, out, info.version)
         return out
 
-    def decode_metadata(self, info: ResourceInfo, body: dict[str, Any]) -> dict[str, Any] | None:
+    def decode_metadata(self, info: ResourceInfo, metadata: dict[str, Any]) -> dict[str, Any] | None:
         """The typed decode of a built-in body's ``apiVersion``, ``kind`` and ``metadata`` alone, for a
         create whose template field the per-template memo holds (``registry/templates.py``, which has
         checked the body's shape): the same values :meth:`decode` gives those fields. None when the
         metadata does not convert cleanly (then :meth:`decode` runs and reports or prunes)."""
         assert info.struct is not None
-        part = {"apiVersion": info.api_version, "kind": info.kind, "metadata": body["metadata"]}
+        part = {"apiVersion": info.api_version, "kind": info.kind, "metadata": metadata}
         try:
             out: dict[str, Any] = msgspec.to_builtins(msgspec.convert(part, info.struct))
         except (msgspec.ValidationError, UnicodeEncodeError):

@@ -60,7 +60,9 @@ class Request(msgspec.Struct, kw_only=True, frozen=True):
 
     ``resource`` is the plural (``pods``), ``group`` "" for the core group. ``version`` is the API version
     the request addresses ("" for the resource's storage version): bodies are read in it and objects
-    returned in it. ``body`` is handed over: the apiserver may mutate it (the client passes a fresh copy).
+    returned in it. ``body`` is handed over: the apiserver may mutate it (the client passes a fresh copy);
+    a create of the main resource may carry it as its JSON bytes (the in-process client's copy), which the
+    create handler decodes as far as it needs to (every other endpoint gets it decoded).
     ``user`` is the authenticated identity.
     """
 

@@ -102,6 +102,7 @@ from kubelite.store import Store, Table, Watcher
 __all__ = ["PATCH_TYPES", "ApiServer", "Options", "Request"]
 
 log = get_logger("kubelite.apiserver")
+_decode = msgspec.json.Decoder().decode
 # verbs that address a collection rather than one object (a namespaced request may omit the namespace)
 _COLLECTION_VERBS = ("list", "watch", "deletecollection")
 # the verbs kube-apiserver's installer serves on a resource's collection path (``/pods``) and on its item path
@@ -285,6 +286,8 @@ class ApiServer:
             authz_name = "" if verb == "create" and not sub else req.name
             self.authorizer.authorize(req.user, verb, info, sub, namespace, authz_name)
             rest = self.rest(info, sub)
+            if type(req.body) is bytes and not (verb == "create" and rest is self._resource_rest):
+                req = _with(req, body=_decode(req.body))  # (only the main resource's create takes JSON bytes)
             served = rest.verbs(info)
             if verb not in served:
                 raise not_served(info, verb, sub, served)
@@ -324,11 +327,12 @@ class ApiServer:
 
     # --- the verbs, as the in-process client calls them ---
     async def create(
-        self, user: UserInfo, group: str, plural: str, namespace: str, body: dict[str, Any], *,
+        self, user: UserInfo, group: str, plural: str, namespace: str, body: dict[str, Any] | bytes, *,
         subresource: str = "", name: str = "", dry_run: bool = False, field_manager: str | None = None,
         field_validation: str | None = None, version: str = "",
     ) -> Response:
-        """POST. ``body`` becomes the apiserver's private copy (the client hands over a fresh dict).
+        """POST. ``body`` becomes the apiserver's private copy: a fresh dict, or the JSON bytes of one (what
+        the client hands over, as an HTTP client does; see ``handlers/create.py``).
         ``version`` (every verb): the API version of the request ("" for the storage version)."""
         resp: Response = await self.handle(Request(
             verb="create", group=group, resource=plural, version=version, namespace=namespace, name=name, subresource=subresource,

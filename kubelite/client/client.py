@@ -127,6 +127,14 @@ class WatchStream:
         return ev.type, self._decode(ev), str(ev.rv)
 
 
+def _meta_of(obj: Any) -> dict[str, Any] | None:
+    """What :meth:`Client._ns` reads of an object to create: its metadata's namespace (read, not copied)."""
+    if isinstance(obj, msgspec.Struct):
+        ns = getattr(getattr(obj, "metadata", None), "namespace", None)
+        return {"metadata": {"namespace": ns}}
+    return obj if isinstance(obj, dict) else None
+
+
 class Client:
     """See the module docstring. Build one with ``cluster.client`` or ``cluster.client_as(...)``."""
 
@@ -259,9 +267,14 @@ class Client:
         ``AlreadyExists`` (409), ``Invalid`` (422), ``Forbidden`` (403), ... ``field_validation``:
         ``"Strict"``, ``"Warn"`` (default: warnings land in :attr:`warnings`) or ``"Ignore"``."""
         info = self._info_of(obj)
-        body = self._body(obj)
+        # the copy handed over is the body's JSON, as an HTTP client sends it: the apiserver decodes what it
+        # needs of it (a pod from a template it has seen: the metadata only)
+        try:
+            body = jsonsafe.encode(obj)
+        except RecursionError:
+            raise BadRequest.make(str(jsonsafe.TooDeep())) from None
         resp = await self._server.create(
-            self.user, info.group, info.plural, self._ns(info, namespace, body), body, dry_run=dry_run,
+            self.user, info.group, info.plural, self._ns(info, namespace, _meta_of(obj)), body, dry_run=dry_run,
             field_manager=field_manager or self.field_manager, field_validation=field_validation, **_version(info),
         )
         self._note(resp.warnings)

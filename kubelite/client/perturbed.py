@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from kubelite.perturb import ApiCall, Perturber
 
 if TYPE_CHECKING:
@@ -22,6 +24,32 @@ __all__ = ["PerturbedServer"]
 
 def _resource(group: str, plural: str) -> str:
     return f"{group}/{plural}" if group else plural
+
+
+class _Names(msgspec.Struct):
+    name: Any = None
+    generateName: Any = None  # (the wire name)
+
+
+class _Named(msgspec.Struct):
+    metadata: _Names | None = None
+
+
+_decode_names = msgspec.json.Decoder(_Named).decode
+
+
+def _metadata(body: Any) -> dict[str, Any]:
+    """The name and generateName of a create's body: decoded JSON, or its JSON bytes (the client's copy)."""
+    if isinstance(body, dict):
+        meta = body.get("metadata")
+        return meta if isinstance(meta, dict) else {}
+    if isinstance(body, bytes):
+        try:
+            names = _decode_names(body).metadata
+        except msgspec.DecodeError:
+            return {}
+        return {"name": names.name, "generateName": names.generateName} if names is not None else {}
+    return {}
 
 
 class PerturbedServer:
@@ -41,9 +69,9 @@ class PerturbedServer:
         await p.after_request(call)
         return resp
 
-    async def create(self, user: UserInfo, group: str, plural: str, namespace: str, body: dict[str, Any],
+    async def create(self, user: UserInfo, group: str, plural: str, namespace: str, body: dict[str, Any] | bytes,
                      **kw: Any) -> Any:
-        meta = (body.get("metadata") or {}) if isinstance(body, dict) else {}
+        meta = _metadata(body)
         name = kw.get("name") or meta.get("name") or (f"{meta['generateName']}*" if meta.get("generateName") else "")
         call = ApiCall(user.name, "create", _resource(group, plural), kw.get("subresource", ""), namespace, name)
         return await self._call(call, "create", user, group, plural, namespace, body, **kw)

@@ -387,7 +387,9 @@ class Store:
         return rv, start
 
     # --- writes ---
-    def _stored(self, table: Table, obj: dict[str, Any], rv: int) -> StoredObject:
+    def _stored(
+        self, table: Table, obj: dict[str, Any], rv: int, spliced: dict[str, msgspec.Raw] | None = None,
+    ) -> StoredObject:
         meta = obj["metadata"]
         meta["resourceVersion"] = str(rv)
         ns = meta.get("namespace") or ""
@@ -397,7 +399,7 @@ class Store:
         trigger = fields.get(table.trigger_field) if (fields is not None and table.trigger_field) else None
         if fields:
             fields = _selectable(fields)
-        data = _encode(obj)
+        data = _encode(obj if spliced is None else {**obj, **spliced})
         stored = StoredObject(
             object_key(ns, name), ns, name, rv, StoredBytes(data), _interned(labels) if labels else None,
             fields, trigger,
@@ -409,14 +411,18 @@ class Store:
             return CompactObject(stored, zdict, data)
         return stored
 
-    def create(self, table: Table, obj: dict[str, Any]) -> StoredObject:
-        """Insert a new object; 409 AlreadyExists if the key is taken. Sets metadata.resourceVersion."""
+    def create(self, table: Table, obj: dict[str, Any], *, spliced: dict[str, msgspec.Raw] | None = None) -> StoredObject:
+        """Insert a new object; 409 AlreadyExists if the key is taken. Sets metadata.resourceVersion.
+
+        ``spliced``: top-level fields whose encoding the caller already has (the per-template create
+        memo's spec and status, ``msgspec.Raw``): written in place of ``obj``'s, which must encode to the
+        same bytes; everything else (field selectors, labels) reads ``obj``."""
         meta = obj["metadata"]
         key = object_key(meta.get("namespace") or "", meta["name"])
         if key in table.objects:
             raise AlreadyExists.for_object(table.group, table.plural, meta["name"])
         rv = self.revision + 1
-        stored = self._stored(table, obj, rv)
+        stored = self._stored(table, obj, rv, spliced)
         self.revision = rv
         table.objects[key] = stored
         self._record(table, _Event(ADDED, rv, stored, None))

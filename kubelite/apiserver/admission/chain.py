@@ -108,8 +108,8 @@ class AdmissionChain:
         # are fixed once the chain is built)
         self._template_tables: dict[tuple[str, str], tuple[tuple[int, int], Any]] = {}
         self._hooks_version = 0
-        # (phase, operation) -> the plugins whose ``operations`` include it, in chain order (Handles(op))
-        self._by_operation: dict[tuple[bool, str], list[Any]] = {}
+        # (phase, operation, templated) -> the plugins whose ``operations`` include it, in chain order (Handles(op))
+        self._by_operation: dict[tuple[bool, str, bool], list[Any]] = {}
         #: a resource registry: set (as a Cluster's apiserver does), hooks accept every resource naming
         self.registry: Any = None
 
@@ -146,20 +146,21 @@ class AdmissionChain:
         self.hooks.remove(hook)
         self._hooks_version += 1
 
-    def _plugins(self, mutating: bool, operation: str) -> list[Any]:
-        hit = self._by_operation.get((mutating, operation))
+    def _plugins(self, mutating: bool, operation: str, templated: bool = False) -> list[Any]:
+        """The plugins of a phase asked about ``operation``; ``templated``: less those whose effect the
+        per-template create memo holds (``template_tables`` not None)."""
+        hit = self._by_operation.get((mutating, operation, templated))
         if hit is None:
             plugins = self.mutating_plugins if mutating else self.validating_plugins
-            hit = [p for p in plugins if operation in getattr(p, "operations", (operation,))]
-            self._by_operation[(mutating, operation)] = hit
+            hit = [p for p in plugins if operation in getattr(p, "operations", (operation,))
+                   and not (templated and p.template_tables is not None)]
+            self._by_operation[(mutating, operation, templated)] = hit
         return hit
 
     async def admit(self, req: AdmissionRequest, *, templated: bool = False) -> None:
         """Mutating phase. ``templated``: the object's template share comes from the create memo, so the
         plugins whose effect it holds are skipped."""
-        for p in self._plugins(True, req.operation):
-            if templated and p.template_tables is not None:
-                continue
+        for p in self._plugins(True, req.operation, templated):
             if p.handles(req):
                 p.admit(req)
         for h in self.hooks:
@@ -168,9 +169,7 @@ class AdmissionChain:
 
     async def validate(self, req: AdmissionRequest, *, templated: bool = False) -> None:
         """Validating phase (``templated`` as for :meth:`admit`)."""
-        for p in self._plugins(False, req.operation):
-            if templated and p.template_tables is not None:
-                continue
+        for p in self._plugins(False, req.operation, templated):
             if p.handles(req):
                 p.validate(req)
         for h in self.hooks:

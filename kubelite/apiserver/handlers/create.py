@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import msgspec
+
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.registry.store import Write
 from kubelite.apiserver.registry.strategy import Strategy
@@ -10,21 +14,35 @@ from kubelite.apiserver.scope import Scope
 
 __all__ = ["create"]
 
+_decode = msgspec.json.Decoder().decode
+
 
 async def create(scope: Scope, info: ResourceInfo, strategy: Strategy, req: Request) -> Response:
+    """``req.body`` is decoded JSON (HTTP) or the JSON bytes of the in-process client's copy, which a
+    create from a template the apiserver has seen never decodes beyond its metadata."""
     opts = req.options
     warnings: list[str] = []
     store = scope.store
+    templates = store.templates
+    body = req.body
     # a pod stamped out of a template the apiserver has seen: decode its metadata only (registry/templates.py)
-    key = store.templates.key(info, strategy, req, track_managed_fields=store.track_managed_fields)
-    template = store.templates.get(key) if key is not None else None
-    body = scope.decoder.decode_metadata(info, req.body) if template is not None else None
-    if body is None:
-        template = None
-        body = scope.decoder.decode(info, req.body, opts.field_validation, warnings, version=req.version)
+    meta: dict[str, Any] | None = None
+    if type(body) is bytes:
+        found = templates.key_of_json(info, strategy, req, track_managed_fields=store.track_managed_fields)
+        key, meta = found if found is not None else (None, None)
     else:
-        store.templates.served += 1
+        key = templates.key(info, strategy, req, track_managed_fields=store.track_managed_fields)
+        meta = body["metadata"] if key is not None else None
+    template = templates.get(key) if key is not None else None
+    obj = scope.decoder.decode_metadata(info, meta) if template is not None and meta is not None else None
+    if obj is None:
+        template = None
+        if type(body) is bytes:
+            body = _decode(body)
+        obj = scope.decoder.decode(info, body, opts.field_validation, warnings, version=req.version)
+    else:
+        templates.served += 1
     w = Write(user=req.user, info=info, namespace=req.namespace, dry_run=opts.dry_run,
               manager=opts.field_manager or "kubelite", warnings=warnings)
-    data = await store.create(w, strategy, body, template=template, template_key=key)
+    data = await store.create(w, strategy, obj, template=template, template_key=key)
     return Response(data=data, warnings=list(dict.fromkeys(warnings)))

@@ -169,7 +169,7 @@ class GenericStore:
             obj[strategy.template_field] = template.spec  # type: ignore[index]  # defaulted already
         req = self.admission_request("CREATE", w, "", meta.get("name", ""), obj, None)
         await self.admission.admit(req, templated=template is not None)
-        if self.admission.has_mutating_hooks and template is None:  # (no hook sees a templated create)
+        if template is None and self.admission.has_mutating_hooks:  # (no hook sees a templated create)
             strategy.default(obj)
         meta = obj["metadata"]
         if template is not None and template.annotations:
@@ -191,7 +191,7 @@ class GenericStore:
         if generate:
             meta["name"] = meta["generateName"] + random_suffix(self.rng)
         meta["uid"] = new_uid(self.rng)
-        meta["creationTimestamp"] = self.clock.timestamp()
+        meta["creationTimestamp"] = now = self.clock.timestamp()
         strategy.finish_create(obj)
         self.check(info, obj, strategy.validate(obj) if template is None else strategy.validate_metadata(obj))
         strategy.canonicalize(obj)
@@ -199,9 +199,10 @@ class GenericStore:
         await self.admission.validate(req, templated=template is not None)
         if not managed_fields_done:
             if template is not None and template.fields is not None and self.track_managed_fields:
+                # (a hit runs no user hook, so nothing awaited since ``now``: the clock has not moved)
                 entries = template_managed_fields(
                     template, obj, strategy.ssa_schema(), manager=w.manager,
-                    api_version=obj.get("apiVersion", info.api_version), now=self.clock.timestamp(),
+                    api_version=obj.get("apiVersion", info.api_version), now=now,
                 )
                 if entries:
                     meta["managedFields"] = entries
@@ -216,9 +217,11 @@ class GenericStore:
                 obj["metadata"]["resourceVersion"] = ""
                 _rollback(allocation)
                 return _encode(obj)
+            # a hit writes the template's recorded encodings of its spec and status (registry/templates.py)
+            spliced = template.spliced(obj, strategy.template_field) if template is not None else None  # type: ignore[arg-type]
             for attempt in range(_GENERATE_NAME_RETRIES):
                 try:
-                    stored = self.store.create(table, obj)
+                    stored = self.store.create(table, obj, spliced=spliced)
                     break
                 except AlreadyExists:
                     if not generate or attempt == _GENERATE_NAME_RETRIES - 1:

@@ -81,6 +81,19 @@ _SEEN_MAXSIZE = 8192
 TemplateKey = tuple[Hashable, ...]
 
 
+class _Envelope(msgspec.Struct, forbid_unknown_fields=True):
+    """A templated kind's create body with its spec left as JSON text (:meth:`CreateTemplates.key_of_json`):
+    nothing but these top-level fields, metadata an object (any other shape takes the whole decode)."""
+
+    metadata: dict[str, Any]
+    spec: msgspec.Raw
+    apiVersion: str | msgspec.UnsetType = msgspec.UNSET
+    kind: str | msgspec.UnsetType = msgspec.UNSET
+
+
+_decode_envelope = msgspec.json.Decoder(_Envelope).decode
+
+
 class Template(msgspec.Struct, frozen=True, kw_only=True):
     """The template's share of a create's result (shared read-only by every object made from it)."""
 
@@ -92,6 +105,20 @@ class Template(msgspec.Struct, frozen=True, kw_only=True):
     #: the created object's managedFields set outside ``metadata``, as (path element, subtree) in wire order;
     #: None when managedFields were not tracked
     fields: tuple[tuple[str, FieldSet], ...] | None
+    #: the encodings of ``spec`` (under the strategy's template field) and ``status``: a hit's store write
+    #: splices them instead of encoding the shared dicts again (:meth:`spliced`)
+    encoded: dict[str, msgspec.Raw]
+    #: per (metadata shape, manager, apiVersion): the encoded ``fieldsV1`` of a create's managedFields entry
+    #: (:func:`managed_fields`); bounded by ``_MANAGED_PER_TEMPLATE``
+    managed: dict[Hashable, msgspec.Raw] = msgspec.field(default_factory=dict)
+
+    def spliced(self, obj: dict[str, Any], field: str) -> dict[str, Any] | None:
+        """What the store encodes in place of ``obj``'s template parts: their recorded encodings, for the
+        parts that are still the template's own (an identity check: a step that replaced one is
+        encoded as it is), or None when none is."""
+        out = {k: raw for k, raw in self.encoded.items()
+               if obj.get(k) is (self.spec if k == field else self.status)}
+        return out or None
 
 
 class CreateTemplates:
@@ -119,38 +146,70 @@ class CreateTemplates:
 
     # --- lookup ---
     def key(self, info: ResourceInfo, strategy: Strategy, req: Request, *, track_managed_fields: bool) -> TemplateKey | None:
-        """The memo key of a create request, None when the memo cannot serve it."""
-        field = strategy.template_field
-        if field is None or not self.enabled:
-            return None
-        body, opts = req.body, req.options
-        if opts.dry_run or (req.version and req.version != info.version) or info.storage_version \
-                or not info.builtin or not isinstance(body, dict):
+        """The memo key of a create request whose body is decoded JSON, None when the memo cannot serve it."""
+        tables = self._servable(info, strategy, req)
+        body = req.body
+        if tables is None or not isinstance(body, dict):
             return None
         if not body.keys() <= _BODY_KEYS or body.get("apiVersion", info.api_version) != info.api_version:
             return None
         if body.get("kind", info.kind) != info.kind or type(body.get("metadata")) is not dict:
             return None
-        spec = body.get(field)
+        spec = body.get(strategy.template_field)  # type: ignore[arg-type]
         if type(spec) is not dict:
             return None
-        tables = self.admission.template_tables(info.group, info.plural)
-        if tables is None:
-            return None  # a plugin or user hook that the memo must not skip
         try:
             raw = _encode(spec)
         except (TypeError, ValueError, msgspec.EncodeError):
             return None  # not JSON data (a surrogate, say): the decoder's slow path deals with it
+        return self._key(info, req, tables, body["metadata"], raw, track_managed_fields)
+
+    def key_of_json(
+        self, info: ResourceInfo, strategy: Strategy, req: Request, *, track_managed_fields: bool,
+    ) -> tuple[TemplateKey, dict[str, Any]] | None:
+        """The memo key of a create whose body is its JSON bytes (the in-process client's copy), and the
+        body's metadata, decoded; None when the memo cannot serve it. Only the metadata is decoded: the
+        spec's JSON text is the key as it is (equal text, equal value), so a hit never decodes it, nor
+        encodes it again. It is the same key :meth:`key` makes of the decoded body (msgspec writes a
+        nested value as it writes it alone)."""
+        tables = self._servable(info, strategy, req)
+        if tables is None or strategy.template_field != "spec" or type(req.body) is not bytes:
+            return None
+        try:
+            env = _decode_envelope(req.body)
+        except msgspec.DecodeError:  # (ValidationError included) another shape: the whole decode says what
+            return None
+        if env.apiVersion not in (msgspec.UNSET, info.api_version) or env.kind not in (msgspec.UNSET, info.kind):
+            return None
+        raw = bytes(env.spec)
+        if raw[:1] != b"{":
+            return None
+        key = self._key(info, req, tables, env.metadata, raw, track_managed_fields)
+        return (key, env.metadata) if key is not None else None
+
+    def _servable(self, info: ResourceInfo, strategy: Strategy, req: Request) -> tuple[tuple[str, str], ...] | None:
+        """The admission tables a create of ``info`` keys on, None when the memo cannot serve it at all."""
+        if strategy.template_field is None or not self.enabled:
+            return None
+        if req.options.dry_run or (req.version and req.version != info.version) or info.storage_version \
+                or not info.builtin:
+            return None
+        return self.admission.template_tables(info.group, info.plural)  # None: a plugin or hook it must not skip
+
+    def _key(
+        self, info: ResourceInfo, req: Request, tables: tuple[tuple[str, str], ...], meta: dict[str, Any],
+        raw: bytes, track_managed_fields: bool,
+    ) -> TemplateKey | None:
         # the annotations as sent: a template step (LimitRanger) may set one, and what it set is replayed
         # over exactly these (it may have set one to the value sent, which recording cannot tell apart)
-        annotations = body["metadata"].get("annotations")
+        annotations = meta.get("annotations")
         try:
             sent_ann = _encode(annotations) if annotations else b""
         except (TypeError, ValueError, msgspec.EncodeError):
             return None
         tables_rv = tuple(self.tables.last_write(g, p) for g, p in tables)
-        return (info.group, info.plural, req.namespace, opts.field_validation, track_managed_fields, tables_rv,
-                sent_ann, raw)
+        return (info.group, info.plural, req.namespace, req.options.field_validation, track_managed_fields,
+                tables_rv, sent_ann, raw)
 
     def get(self, key: TemplateKey) -> Template | None:
         return self._memo.get(key)
@@ -189,9 +248,12 @@ class CreateTemplates:
                 return
             fields = tuple((k, v) for k, v in entries[0]["fieldsV1"].items() if k != "f:metadata")
         status = obj.get("status")
+        encoded = {field: msgspec.Raw(_encode(obj[field]))}
+        if status is not None:
+            encoded["status"] = msgspec.Raw(_encode(status))
         self._memo.put(key, Template(
-            spec=_decode(_encode(obj[field])), status=_decode(_encode(status)) if status is not None else None,
-            annotations=added, fields=fields,
+            spec=_decode(encoded[field]), status=_decode(encoded["status"]) if status is not None else None,
+            annotations=added, fields=fields, encoded=encoded,
         ))
 
 
@@ -207,9 +269,38 @@ def managed_fields(
     the whole object, with the template's set shared instead of walked again. The creator owns every
     field it set; ``metadata`` is walked per object (it is the object's own), less stripmeta's fields
     (``managedFields`` is not set yet, the others are strings and integers, so leaving them out of the
-    walk is the set difference stripmeta takes)."""
+    walk is the set difference stripmeta takes).
+
+    The entry's ``fieldsV1`` depends only on the template, the metadata's shape (label and annotation
+    keys, owners, finalizers), the manager and the apiVersion, so its encoding is remembered per template
+    and shape and spliced (a ``msgspec.Raw``): per create the entry costs its six keys and the time."""
     assert t.fields is not None
-    own = _metadata_set(obj["metadata"], schema)
+    kept = {k: v for k, v in obj["metadata"].items() if k not in _STRIPPED_META}
+    shape = _shape(kept)
+    mkey = (shape, manager, api_version) if shape is not None else None
+    raw = t.managed.get(mkey) if mkey is not None else None
+    if raw is None:
+        fields = _template_set(t, _metadata_set(kept, shape, schema))
+        if mkey is None:
+            return _entries(fields, manager=manager, api_version=api_version, now=now) if fields else []
+        if len(t.managed) >= _MANAGED_PER_TEMPLATE:
+            t.managed.clear()
+        raw = t.managed[mkey] = msgspec.Raw(_encode(fields)) if fields else _NO_ENTRY
+    if raw is _NO_ENTRY:
+        return []
+    return [{"manager": manager or "unknown", "operation": "Update", "apiVersion": api_version, "time": now,
+             "fieldsType": "FieldsV1", "fieldsV1": raw}]
+
+
+_NO_ENTRY = msgspec.Raw(b"{}")  # (an empty set: no entry)
+#: metadata shapes remembered per template: the owners stamping pods out of it (one per ReplicaSet) times
+#: their label-key sets
+_MANAGED_PER_TEMPLATE = 64
+
+
+def _template_set(t: Template, own: FieldSet | None) -> FieldSet:
+    """The whole object's set: the template's, with ``own`` (the metadata's) in its wire-order place."""
+    assert t.fields is not None
     fields: FieldSet = {}
     placed = own is None
     for k, v in t.fields:
@@ -219,8 +310,10 @@ def managed_fields(
         fields[k] = v
     if not placed:
         fields["f:metadata"] = own  # type: ignore[assignment]
-    if not fields:
-        return []
+    return fields
+
+
+def _entries(fields: FieldSet, *, manager: str, api_version: str, now: str) -> list[dict[str, Any]]:
     key = ManagerKey(manager or "unknown", "Update", api_version, "")
     return encode_managed_fields({key: VersionedSet(fields, api_version, False)}, {key: now}, in_wire_order=key)
 
@@ -235,11 +328,10 @@ _META_SETS: BoundedCache[tuple[Any, ...], FieldSet | None] = BoundedCache(
     "apiserver.registry.templates.metadata_sets", maxsize=4096)
 
 
-def _metadata_set(meta: dict[str, Any], schema: Schema | None) -> FieldSet | None:
-    """The creator's set under ``f:metadata`` (None: nothing), remembered by the metadata's shape: the pods
-    of one ReplicaSet differ in name (never owned) and share their label keys and owner."""
-    kept = {k: v for k, v in meta.items() if k not in _STRIPPED_META}
-    key = _shape(kept)
+def _metadata_set(kept: dict[str, Any], key: tuple[Any, ...] | None, schema: Schema | None) -> FieldSet | None:
+    """The creator's set under ``f:metadata`` of the ``kept`` metadata (None: nothing), remembered by the
+    metadata's shape ``key`` (:func:`_shape`): the pods of one ReplicaSet differ in name (never owned) and
+    share their label keys and owner."""
     if key is not None:
         hit = _META_SETS.get(key, _MISSING)
         if hit is not _MISSING:

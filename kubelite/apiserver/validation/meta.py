@@ -25,6 +25,7 @@ from kubelite.apiserver.validation.common import (
     as_dict,
     as_list,
     labels,
+    memo_valid,
 )
 from kubelite.errors import FieldError
 from kubelite.memo import memoize
@@ -118,19 +119,26 @@ def validate_object_meta(
     generation = meta.get("generation")
     if isinstance(generation, int) and generation < 0:
         errs.append(FieldError.invalid(f"{path}.generation", generation, IS_NEGATIVE))
-    meta_labels = meta.get("labels")
+    shared = (meta.get("labels"), meta.get("annotations"), meta.get("ownerReferences"), meta.get("finalizers"))
+    if any(shared):
+        _shared_meta(shared, path, errs)
+    return errs
+
+
+@memo_valid
+def _shared_meta(shared: tuple[Any, Any, Any, Any], path: str, errs: list[FieldError]) -> None:
+    """The checks of the metadata objects share (labels, annotations, owners, finalizers: the pods of one
+    ReplicaSet carry the same), remembered when they pass (``memo_valid``); they come last in
+    ``ValidateObjectMeta``'s order, so a remembered pass leaves the error order as it is."""
+    meta_labels, annotations, refs, finalizers = shared
     if meta_labels:
         labels(meta_labels, _child(path, "labels"), errs)
-    annotations = meta.get("annotations")
     if annotations:
         errs.extend(names.validate_annotations(annotations, _child(path, "annotations")))
-    refs = meta.get("ownerReferences")
     if refs:
         _owner_references(refs, _child(path, "ownerReferences"), errs)
-    finalizers = meta.get("finalizers")
     if finalizers:
         _finalizers(finalizers, _child(path, "finalizers"), errs)
-    return errs
 
 
 def validate_object_meta_update(

@@ -66,10 +66,19 @@ def delete(resource: str, name: str, ns: str = "default") -> Step:
     return lambda cl: cl.client.delete(resource, name, namespace=ns)
 
 
-async def run(steps: list[Step], *, memo: bool) -> tuple[list[Any], int]:
+async def run(steps: list[Step], *, memo: bool, decoded: bool = False) -> tuple[list[Any], int]:
+    """``decoded``: the client's create bodies reach the apiserver decoded (as HTTP's do), not as JSON bytes."""
     async with Cluster(seed=7, scheduler=False, controllers=False, network=False) as cluster:
         templates = cluster.apiserver.generic_store.templates
         templates.enabled = memo
+        if decoded:
+            server_create = cluster.apiserver.create
+
+            def create(user: Any, group: str, plural: str, ns: str, body: Any, **kw: Any) -> Awaitable[Any]:
+                assert isinstance(body, bytes)  # (what the in-process client sends)
+                return server_create(user, group, plural, ns, msgspec.json.decode(body), **kw)
+
+            cluster.apiserver.create = create  # type: ignore[method-assign]
         out: list[Any] = []
         for step in steps:
             cluster.client.warnings.clear()
@@ -84,11 +93,16 @@ async def run(steps: list[Step], *, memo: bool) -> tuple[list[Any], int]:
 
 
 async def same_with_and_without_memo(steps: list[Step]) -> tuple[list[Any], int]:
+    """Each request's outcome with the memo, from JSON bytes (the client's) and from decoded bodies (HTTP's),
+    equals the uncached path's; both ways serve the same creates from the memo (their keys are the same)."""
     uncached, none = await run(steps, memo=False)
     cached, hits = await run(steps, memo=True)
+    from_dicts, dict_hits = await run(steps, memo=True, decoded=True)
     assert none == 0
-    for i, (a, b) in enumerate(zip(uncached, cached, strict=True)):
+    for i, (a, b, c) in enumerate(zip(uncached, cached, from_dicts, strict=True)):
         assert a == b, f"request {i} differs"
+        assert a == c, f"request {i} differs (decoded body)"
+    assert dict_hits == hits
     return cached, hits
 
 
@@ -175,6 +189,32 @@ CASES = [
     pytest.param([*creates([pod(i, SPECS[0], ns="other") for i in range(2)]),
                   lambda cl: cl.client.create(pod(2, SPECS[0], ns="other"), namespace="default")], 0,
                  id="namespace-missing-or-mismatched"),
+    # a hit's managedFields entry is remembered per template, metadata shape, manager and apiVersion
+    pytest.param([*creates([pod(i, SPECS[0]) for i in range(2)]),
+                  *[step for i in range(2, 8) for step in creates([pod(i, SPECS[0])],
+                                                                  field_manager="kube-controller-manager" if i % 2
+                                                                  else "kubectl-create")]], 6,
+                 id="managers-alternate-on-one-template"),
+    pytest.param([*creates([pod(i, SPECS[1]) for i in range(2)]),
+                  *creates([pod(2, SPECS[1], labels={"app": "web", "extra": "x"}),
+                            pod(3, SPECS[1], labels={}), pod(4, SPECS[1], labels={"app": "web"}),
+                            pod(5, SPECS[1], ownerReferences=[]),
+                            pod(6, SPECS[1], ownerReferences=[{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                                               "name": "other", "uid": "rs-9"}]),
+                            pod(7, SPECS[1], finalizers=["example.com/keep"]),
+                            pod(8, SPECS[1], generateName="web-", annotations={"note": "n"}),
+                            pod(9, SPECS[1])])], 7,  # (annotations as sent are part of the key: pod 8 misses)
+                 id="metadata-shapes-on-one-template"),
+    # the metadata checks objects share are remembered only when they pass
+    pytest.param([*creates([pod(i, SPECS[0]) for i in range(3)]),
+                  *creates([pod(i, SPECS[0], labels={"app": "web", "bad": "-x-"}) for i in range(3, 5)]),
+                  *creates([pod(i, SPECS[0], finalizers=["orphan", "foregroundDeletion"]) for i in range(5, 7)]),
+                  *creates([pod(i, SPECS[0], ownerReferences=[
+                      {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "a", "uid": "1", "controller": True},
+                      {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "b", "uid": "2", "controller": True},
+                  ]) for i in range(7, 9)]),
+                  *creates([pod(i, SPECS[0]) for i in range(9, 11)])], 9,  # (rejected hits are served too)
+                 id="invalid-shared-metadata-rejected-every-time"),
 ]
 
 
@@ -227,12 +267,53 @@ async def test_a_hit_does_not_change_the_template() -> None:
         assert templates.entries() == []  # a spec seen once is not recorded
         await cluster.client.create(pod(4, SPECS[1]))
         (template,) = templates.entries()
-        before = msgspec.json.encode(template)
+        before = msgspec.json.encode((template.spec, template.status, template.encoded))
         for i in range(1, 4):
             created = await cluster.client.create(pod(i, SPECS[1]))
             created["spec"]["containers"][0]["image"] = "mutated"  # the caller's copy
         assert templates.served == 3
-        assert msgspec.json.encode(template) == before
+        assert msgspec.json.encode((template.spec, template.status, template.encoded)) == before
+
+
+async def test_typed_creates_are_served_and_equal_the_uncached_path() -> None:
+    """A typed client's Pods (Structs) reach the apiserver as JSON bytes like dicts do, and hit the memo."""
+    from kubelite.api.types import Pod
+
+    typed = [msgspec.convert(pod(i, SPECS[0]), Pod) for i in range(5)]
+    steps: list[Step] = [lambda cl, p=p: cl.client.create(p) for p in typed]
+    results, hits = await same_with_and_without_memo(steps)
+    assert hits == 3
+    assert all(r[0] == "ok" for r in results[:5])
+
+
+async def test_a_hit_encodes_only_its_metadata() -> None:
+    """A hit writes the template's recorded spec and status JSON (spliced), and its managedFields entry
+    around the fieldsV1 JSON remembered for the metadata's shape: the object the store encodes holds
+    ``msgspec.Raw`` for exactly those."""
+    async with Cluster(seed=5, scheduler=False, controllers=False, network=False) as cluster:
+        store = cluster.store
+        seen: list[dict[str, Any]] = []
+        real_create = store.create
+
+        def create(table: Any, obj: dict[str, Any], **kw: Any) -> Any:
+            seen.append({**obj, **(kw.get("spliced") or {})})
+            return real_create(table, obj, **kw)
+
+        store.create = create  # type: ignore[method-assign]
+        for i in range(4):
+            await cluster.client.create(pod(i, SPECS[1]))
+        assert cluster.apiserver.generic_store.templates.served == 2
+        for obj in seen[:2]:  # the misses encode everything
+            assert type(obj["spec"]) is dict
+        for obj in seen[2:]:
+            assert type(obj["spec"]) is msgspec.Raw and type(obj["status"]) is msgspec.Raw
+            (entry,) = obj["metadata"]["managedFields"]
+            assert type(entry["fieldsV1"]) is msgspec.Raw
+        # what was written is what the whole path writes: the stored objects decode to the same JSON shape
+        stored = [await cluster.client.get("pods", f"web-{i}") for i in range(4)]
+        assert stored[3]["spec"] == stored[0]["spec"] and stored[3]["status"] == stored[0]["status"]
+        assert stored[3]["metadata"]["managedFields"][0]["fieldsV1"] == stored[1]["metadata"]["managedFields"][0][
+            "fieldsV1"]
 
 
 # --- property: varied realistic specs, random edits ----------------------------------------------------
