@@ -16,11 +16,9 @@ registered mid-run (the whole path must then run).
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-import msgspec
 import pytest
 
 import kubelite.apiserver.heartbeat as heartbeat
@@ -28,20 +26,10 @@ from kubelite.apiserver.admission import AdmissionChain, AdmissionDenied
 from kubelite.apiserver.request import AdmissionRequest
 from kubelite.cluster import Cluster
 from kubelite.errors import ApiError
+from tests.apiserver.test_delta import outcome, stored, whole_path
 
 API_ONLY: dict[str, Any] = {"scheduler": False, "controllers": False, "network": False}
-_encode = msgspec.json.encode
 LEASES = "kube-node-lease"
-
-
-@contextmanager
-def whole_path(mp: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every update through every step: admission asked, validation whole, the field manager run."""
-    with mp.context() as m:
-        m.setattr(heartbeat, "validate_change", lambda *a: None)
-        m.setattr(heartbeat, "retimed", lambda *a, **k: None)
-        m.setattr(AdmissionChain, "sees", lambda self, req: True)
-        yield
 
 
 class Hits:
@@ -237,26 +225,12 @@ def _op(r: random.Random) -> Op:
 
 
 async def _outcome(cluster: Cluster, op: Op) -> tuple[Any, ...]:
-    c = cluster.client
-    c.warnings.clear()
-    try:
-        result = await op(cluster)
-    except ApiError as e:
-        return ("error", type(e).__name__, _encode(e.status), tuple(c.warnings))
-    return ("ok", _encode(result), tuple(c.warnings))
+    return await outcome(cluster.client, lambda _: op(cluster))
 
 
 def _stored(cluster: Cluster) -> dict[str, bytes]:
-    store, tables = cluster.store, cluster.apiserver.tables
-    out: dict[str, bytes] = {}
-    for group, plural, ns, names in (("", "pods", "default", ["p0", "p1", "p2"]), ("", "nodes", "", ["n0", "n1"]),
-                                     ("coordination.k8s.io", "leases", LEASES, ["n0", "n1"])):
-        table = tables.table(tables.resource(group, plural))
-        for name in names:
-            got = store.get(table, ns, name)
-            assert got is not None
-            out[f"{plural}/{name}"] = bytes(got.data)
-    return out
+    return stored(cluster, (("", "pods", "default", ("p0", "p1", "p2")), ("", "nodes", "", ("n0", "n1")),
+                            ("coordination.k8s.io", "leases", LEASES, ("n0", "n1"))))
 
 
 async def _setup(cluster: Cluster) -> None:
