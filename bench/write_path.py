@@ -2,7 +2,7 @@
 than 5%; issue #17: creates >= 20,000/s, heartbeat-class writes <= 2x a raw store write).
 
     python bench/write_path.py [--pods 5000] [--repeat 5] [--same-spec] [--templates 100] [--profile]
-        [--profile-heartbeats]
+        [--profile-heartbeats] [--hour-ab NODES]
 
 Through the in-process client and the whole pipeline (authentication, authorization, decoding, admission,
 defaulting, validation, managedFields on), prints the best of ``--repeat`` runs in microseconds of
@@ -400,7 +400,8 @@ def _hb_step(func: tuple[str, int, str]) -> str:
 async def profile_heartbeats(n: int) -> None:
     """Per heartbeat kind, the cProfile *tottime* of ``n`` steady-state writes by step (a builtin's time,
     msgspec's encode and decode included, goes to the step of the function that called it), and the step's
-    share of the request's unprofiled CPU time measured just before in the same run."""
+    share of the request's unprofiled CPU time measured just before in the same run; and the Python calls
+    per write (a count the machine's load does not change) through the heartbeat and the whole path."""
     import cProfile
     import pstats
 
@@ -411,11 +412,15 @@ async def profile_heartbeats(n: int) -> None:
             await hb.timed(kind)  # the first status writes: the steady state starts after them
         for kind in hb.KINDS:
             us = await hb.timed(kind)
-            prof = cProfile.Profile()
-            prof.enable()
-            for i in range(n):
-                await hb.write(kind, i)
-            prof.disable()
+            calls: list[float] = []
+            for whole in (True, False):
+                prof = cProfile.Profile()
+                with _whole_path() if whole else contextlib.nullcontext():
+                    prof.enable()
+                    for i in range(n):
+                        await hb.write(kind, i)
+                    prof.disable()
+                calls.append(pstats.Stats(prof).total_calls / n)  # type: ignore[attr-defined]
             stats: dict[Any, Any] = pstats.Stats(prof).stats  # type: ignore[attr-defined]
             steps: dict[str, float] = {}
             for func, (_, _, tt, _, callers) in stats.items():
@@ -425,10 +430,30 @@ async def profile_heartbeats(n: int) -> None:
                 else:
                     steps[_hb_step(func)] = steps.get(_hb_step(func), 0.0) + tt
             total = sum(steps.values())
-            print(f"{kind}: {us:.1f} us of CPU per write unprofiled; cProfile tottime by step "
-                  f"({n} writes, load {os.getloadavg()[0]:.1f})")
+            print(f"{kind}: {us:.1f} us of CPU per write unprofiled; {calls[1]:.0f} Python calls per write "
+                  f"(the whole path: {calls[0]:.0f}); cProfile tottime by step ({n} writes, load "
+                  f"{os.getloadavg()[0]:.1f})")
             for label, v in sorted(steps.items(), key=lambda kv: -kv[1]):
                 print(f"  {label:<64} {100 * v / total:5.1f}%  ~{us * v / total:6.1f} us")
+
+
+async def hour_ab(nodes: int, rounds: int) -> None:
+    """bench/kubelet.py's simulated hour (``nodes`` x 30 probed pods, 0.25 h) with the heartbeat path on and
+    off, alternating in this process: what the heartbeat path gives the kubelets' main client."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("kubelet_bench", os.path.join(os.path.dirname(__file__), "kubelet.py"))
+    assert spec is not None and spec.loader is not None
+    kb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kb)
+    for _ in range(rounds):
+        for on in (True, False):
+            with contextlib.nullcontext() if on else _whole_path():
+                h = await kb.speedup(nodes, 30, 0.25, False)
+            print(f"{'heartbeat path' if on else 'whole path'}: hour {h.cpu:.2f} s CPU ({h.wall:.1f} s wall), leases "
+                  f"only {h.leases_cpu:.2f} s CPU, heartbeat writes priced alone {h.writes_cpu:.2f} s CPU; "
+                  f"{h.renewals} renewals, {h.reports} node reports, {h.patches} pod status patches; load "
+                  f"{os.getloadavg()[0]:.1f}", flush=True)
 
 
 def main() -> None:
@@ -438,11 +463,16 @@ def main() -> None:
     ap.add_argument("--same-spec", action="store_true", help="every pod shares one spec (the old, flattering bench)")
     ap.add_argument("--templates", type=int, default=100,
                     help="distinct (varied) pod templates the templated creates are stamped from")
+    ap.add_argument("--hour-ab", type=int, metavar="NODES", default=0,
+                    help="bench/kubelet.py's hour on NODES nodes, heartbeat path on and off (2 rounds)")
     ap.add_argument("--profile-heartbeats", action="store_true",
                     help="print where each heartbeat kind's steady-state write spends its time (cProfile tottime)")
     ap.add_argument("--profile", action="store_true",
                     help="print where a templated and an every-spec-its-own create spend their time (cProfile)")
     args = ap.parse_args()
+    if args.hour_ab:
+        asyncio.run(hour_ab(args.hour_ab, 2))
+        return
     if args.profile_heartbeats:
         asyncio.run(profile_heartbeats(max(1, args.pods // 5)))
         return

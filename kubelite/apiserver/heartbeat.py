@@ -15,8 +15,10 @@ left in proportion to the change:
   rules alone, ``ValidatePodStatusUpdate`` the metadata rules plus nodeName, nominatedNodeName and pod
   IP rules. When the metadata is the stored object's but for ``resourceVersion`` and
   ``managedFields`` (which no metadata rule reads), the metadata rules see the stored, already
-  validated metadata twice and find nothing, so only the kind's own rules run. Any other write, or
-  any other kind, is validated whole.
+  validated metadata twice and find nothing, so only the kind's own rules run (this relies on the
+  stored object having passed them when it was written, as every write through the apiserver does; an
+  object put into the store behind the apiserver's back is not revalidated). Any other write, or any
+  other kind, is validated whole.
 - **managedFields** (:func:`retimed`): when the change (outside metadata) adds or modifies only fields
   the requester's own entry holds, removes none, and touches no other manager's fields, the field
   manager's result is the stored entries with the requester's entry re-timed and the entries
