@@ -2,6 +2,7 @@
 than 5%; issue #17: creates >= 20,000/s, heartbeat-class writes <= 2x a raw store write).
 
     python bench/write_path.py [--pods 5000] [--repeat 5] [--same-spec] [--templates 100] [--profile]
+        [--profile-heartbeats] [--hour-ab NODES]
 
 Through the in-process client and the whole pipeline (authentication, authorization, decoding, admission,
 defaulting, validation, managedFields on), prints the best of ``--repeat`` runs in microseconds of
@@ -30,11 +31,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import os
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import msgspec
@@ -181,38 +183,99 @@ async def _writes(
     return out
 
 
+def _whole_path() -> contextlib.AbstractContextManager[None]:
+    """Every update through every step (the heartbeat path off: ``kubelite.apiserver.heartbeat``), for the
+    in-run A/B; None in trees before the heartbeat path."""
+    try:
+        import kubelite.apiserver.heartbeat as heartbeat
+        from kubelite.apiserver.admission import AdmissionChain
+    except ImportError:
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def off() -> Iterator[None]:
+        saved = heartbeat.validate_change, heartbeat.retimed, AdmissionChain.__dict__.get("sees")
+        heartbeat.validate_change = lambda *a: None  # type: ignore[assignment]
+        heartbeat.retimed = lambda *a, **k: None  # type: ignore[assignment]
+        AdmissionChain.sees = lambda self, req: True  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            heartbeat.validate_change, heartbeat.retimed = saved[0], saved[1]
+            AdmissionChain.sees = saved[2]  # type: ignore[method-assign]
+    return off()
+
+
+class Heartbeats:
+    """``n`` nodes' heartbeat-class writes as their kubelets send them (field manager ``kubelet``): the Lease
+    renewal (a PUT of the last lease returned with a new ``spec.renewTime``, retryUpdateLease), the Node
+    status report (a strategic merge patch of the Ready condition, PatchNodeStatus) and a pod status write
+    (a merge patch of phase, IPs and the Ready condition, the status manager's). Each call of a kind writes
+    new values (the tick), so none is a no-op."""
+
+    KINDS = ("lease renewal", "node status patch", "pod status patch")
+
+    def __init__(self, cluster: Cluster, n: int) -> None:
+        self.cluster, self.n = cluster, n
+        self.kubelet = cluster.client.with_field_manager("kubelet")
+        self.leases: list[Any] = []
+        self.tick = 0
+
+    async def setup(self) -> None:
+        c, kubelet = self.cluster.client, self.kubelet
+        for i in range(self.n):
+            await kubelet.create(node(i))  # the kubelet registers its node and creates its lease
+            await kubelet.create(lease(i))
+            p = pod(100_000 + i)
+            p["spec"]["nodeName"] = f"node-{i:05d}"
+            p["spec"].pop("nodeSelector", None)
+            await c.create(p)
+        self.leases = [await kubelet.get("leases", f"node-{i:05d}", namespace="kube-node-lease")
+                       for i in range(self.n)]
+
+    def _time(self) -> str:
+        t = self.tick
+        self.tick += 1
+        return f"2025-01-01T{t // 3600 % 24:02d}:{t // 60 % 60:02d}:{t % 60:02d}"
+
+    async def write(self, kind: str, i: int) -> None:
+        t, kubelet = self._time(), self.kubelet
+        if kind == "lease renewal":
+            obj = self.leases[i]
+            obj["spec"]["renewTime"] = t + ".000000Z"
+            self.leases[i] = await kubelet.replace(obj)
+        elif kind == "node status patch":
+            await kubelet.patch("nodes", f"node-{i:05d}", {"status": {"conditions": [
+                {"type": "Ready", "status": "True", "reason": "KubeletReady", "lastHeartbeatTime": t + "Z",
+                 "lastTransitionTime": "2025-01-01T00:00:00Z"}]}}, patch_type="strategic", subresource="status")
+        else:
+            ip = f"10.0.{i // 250 % 256}.{i % 250 + 1}"
+            await kubelet.patch("pods", f"pod-{100_000 + i:06d}", {"status": {
+                "phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}],
+                "conditions": [{"type": "Ready", "status": "True" if self.tick % 2 else "False",
+                                "lastTransitionTime": t + "Z"}]}}, patch_type="merge", subresource="status")
+
+    async def timed(self, kind: str) -> float:
+        return await timed(self.n, lambda i: self.write(kind, i))
+
+
 async def _heartbeats(cluster: Cluster, n: int) -> dict[str, float]:
-    """Heartbeat-class writes, each as the kubelet's own identity would send it, and the raw floor."""
+    """Heartbeat-class writes, each as the kubelet's own field manager sends it: a status kind's first write
+    (its manager's entry does not exist yet: the field manager runs), then the steady state (every later
+    heartbeat) through the heartbeat path and, interleaved in the same process, through the whole path; and
+    the raw floors."""
     out: dict[str, float] = {}
-    c = cluster.client
-    for i in range(n):
-        await c.create(node(i))
-        await c.create(lease(i))
-        p = pod(100_000 + i)
-        p["spec"]["nodeName"] = f"node-{i:05d}"
-        p["spec"].pop("nodeSelector", None)
-        await c.create(p)
-    leases = [await c.get("leases", f"node-{i:05d}", namespace="kube-node-lease") for i in range(n)]
-    tick = [0]
-
-    def renew(i: int) -> Awaitable[Any]:
-        obj = leases[i]
-        obj["spec"]["renewTime"] = f"2025-01-01T00:{tick[0] // 60 % 60:02d}:{tick[0] % 60:02d}.000000Z"
-        tick[0] += 1
-        return c.replace(obj)
-
-    async def renew_and_keep(i: int) -> None:
-        leases[i] = await renew(i)
-
-    out["heartbeat: lease renewal"] = await timed(n, renew_and_keep)
-    out["heartbeat: node status patch"] = await timed(n, lambda i: c.patch("nodes", f"node-{i:05d}", {"status": {
-        "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
-                        "lastHeartbeatTime": "2025-01-01T00:00:10Z", "lastTransitionTime": "2025-01-01T00:00:00Z"}],
-    }}, patch_type="strategic", subresource="status"))
-    out["heartbeat: pod status patch"] = await timed(n, lambda i: c.patch("pods", f"pod-{100_000 + i:06d}", {
-        "status": {"phase": "Running", "podIP": f"10.0.{i // 250 % 256}.{i % 250 + 1}",
-                   "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2025-01-01T00:00:00Z"}]},
-    }, patch_type="merge", subresource="status"))
+    hb = Heartbeats(cluster, n)
+    await hb.setup()
+    for kind in hb.KINDS[1:]:
+        out[f"first status write: {kind}"] = await hb.timed(kind)
+    for _ in range(2):
+        for kind in hb.KINDS:
+            v = await hb.timed(kind)
+            out[f"heartbeat: {kind}"] = min(v, out.get(f"heartbeat: {kind}", v))
+            with _whole_path():
+                v = await hb.timed(kind)
+            out[f"whole path: {kind}"] = min(v, out.get(f"whole path: {kind}", v))
     out.update(_heartbeat_floors(cluster, n))
     return out
 
@@ -326,6 +389,94 @@ _CODEC_CALLS = [
 ]
 
 
+# where a heartbeat's time goes: (step, [(path fragment, function or "" for any)]), first match wins
+_HB_STEPS: list[tuple[str, list[tuple[str, str]]]] = [
+    ("store read + decode of the stored object", [("kubelite/store/store.py", "get"), ("kubelite/store/store.py", "decode")]),
+    ("store write (encode, revision, history, watch, watchdog)",
+     [("kubelite/store/", ""), ("kubelite/watchdog.py", ""), ("kubelite/cluster.py", ""),
+      ("registry/tables.py", "fields_fn"), ("kubelite/api/fields.py", ""), ("kubelite/api/views.py", "")]),
+    ("client (copy of the body, decode of the answer)", [("kubelite/client/", ""), ("kubelite/jsonsafe", "")]),
+    ("routing, authentication, authorization, faults",
+     [("apiserver/server.py", ""), ("apiserver/auth/", ""), ("apiserver/faults.py", ""), ("apiserver/request.py", ""),
+      ("registry/tables.py", ""), ("kubelite/api/resources.py", "")]),
+    ("REST object and verb handler", [("apiserver/rest/", ""), ("apiserver/handlers/", "")]),
+    ("request decode (typed, quantities)", [("apiserver/pipeline.py", ""), ("kubelite/api/quantity", "")]),
+    ("patch (apply, decode of the changed part)", [("apiserver/patch/", ""), ("apiserver/delta.py", "")]),
+    ("admission", [("apiserver/admission/", "")]),
+    ("validation", [("apiserver/validation/", "")]),
+    ("managedFields (and the heartbeat path's checks)", [("apiserver/ssa/", ""), ("apiserver/heartbeat.py", "")]),
+    ("generic store steps (strategy hooks, no-op check, defaulting)", [("apiserver/registry/", ""),
+                                                                       ("apiserver/defaults", "")]),
+]
+
+
+def _hb_step(func: tuple[str, int, str]) -> str:
+    where, _, name = func
+    for label, rules in _HB_STEPS:
+        if any(frag in where and (not fn or fn == name) for frag, fn in rules):
+            return label
+    return "other (the bench loop, asyncio)"
+
+
+async def profile_heartbeats(n: int) -> None:
+    """Per heartbeat kind, the cProfile *tottime* of ``n`` steady-state writes by step (a builtin's time,
+    msgspec's encode and decode included, goes to the step of the function that called it), and the step's
+    share of the request's unprofiled CPU time measured just before in the same run; and the Python calls
+    per write (a count the machine's load does not change) through the heartbeat and the whole path."""
+    import cProfile
+    import pstats
+
+    async with Cluster(seed=1, tune_gc=True, **API_ONLY) as cluster:
+        hb = Heartbeats(cluster, n)
+        await hb.setup()
+        for kind in hb.KINDS:
+            await hb.timed(kind)  # the first status writes: the steady state starts after them
+        for kind in hb.KINDS:
+            us = await hb.timed(kind)
+            calls: list[float] = []
+            for whole in (True, False):
+                prof = cProfile.Profile()
+                with _whole_path() if whole else contextlib.nullcontext():
+                    prof.enable()
+                    for i in range(n):
+                        await hb.write(kind, i)
+                    prof.disable()
+                calls.append(pstats.Stats(prof).total_calls / n)  # type: ignore[attr-defined]
+            stats: dict[Any, Any] = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+            steps: dict[str, float] = {}
+            for func, (_, _, tt, _, callers) in stats.items():
+                if func[0] == "~" and callers:  # a builtin: split its time over its callers
+                    for caller, c in callers.items():
+                        steps[_hb_step(caller)] = steps.get(_hb_step(caller), 0.0) + c[2]
+                else:
+                    steps[_hb_step(func)] = steps.get(_hb_step(func), 0.0) + tt
+            total = sum(steps.values())
+            print(f"{kind}: {us:.1f} us of CPU per write unprofiled; {calls[1]:.0f} Python calls per write "
+                  f"(the whole path: {calls[0]:.0f}); cProfile tottime by step ({n} writes, load "
+                  f"{os.getloadavg()[0]:.1f})")
+            for label, v in sorted(steps.items(), key=lambda kv: -kv[1]):
+                print(f"  {label:<64} {100 * v / total:5.1f}%  ~{us * v / total:6.1f} us")
+
+
+async def hour_ab(nodes: int, rounds: int) -> None:
+    """bench/kubelet.py's simulated hour (``nodes`` x 30 probed pods, 0.25 h) with the heartbeat path on and
+    off, alternating in this process: what the heartbeat path gives the kubelets' main client."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("kubelet_bench", os.path.join(os.path.dirname(__file__), "kubelet.py"))
+    assert spec is not None and spec.loader is not None
+    kb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kb)
+    for _ in range(rounds):
+        for on in (True, False):
+            with contextlib.nullcontext() if on else _whole_path():
+                h = await kb.speedup(nodes, 30, 0.25, False)
+            print(f"{'heartbeat path' if on else 'whole path'}: hour {h.cpu:.2f} s CPU ({h.wall:.1f} s wall), leases "
+                  f"only {h.leases_cpu:.2f} s CPU, heartbeat writes priced alone {h.writes_cpu:.2f} s CPU; "
+                  f"{h.renewals} renewals, {h.reports} node reports, {h.patches} pod status patches; load "
+                  f"{os.getloadavg()[0]:.1f}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pods", type=int, default=5000)
@@ -333,9 +484,19 @@ def main() -> None:
     ap.add_argument("--same-spec", action="store_true", help="every pod shares one spec (the old, flattering bench)")
     ap.add_argument("--templates", type=int, default=100,
                     help="distinct (varied) pod templates the templated creates are stamped from")
+    ap.add_argument("--hour-ab", type=int, metavar="NODES", default=0,
+                    help="bench/kubelet.py's hour on NODES nodes, heartbeat path on and off (2 rounds)")
+    ap.add_argument("--profile-heartbeats", action="store_true",
+                    help="print where each heartbeat kind's steady-state write spends its time (cProfile tottime)")
     ap.add_argument("--profile", action="store_true",
                     help="print where a templated and an every-spec-its-own create spend their time (cProfile)")
     args = ap.parse_args()
+    if args.hour_ab:
+        asyncio.run(hour_ab(args.hour_ab, 2))
+        return
+    if args.profile_heartbeats:
+        asyncio.run(profile_heartbeats(max(1, args.pods // 5)))
+        return
     if args.profile:
         for templated in (True, False):
             split = asyncio.run(profile_split(args.pods, args.templates, templated))
@@ -358,8 +519,8 @@ def main() -> None:
     floor = best["floor: minimal Python create"]
     for k, v in best.items():
         ratio = f"  {v / floor:5.1f}x the minimal create" if k.startswith("create") else ""
-        if k.startswith("heartbeat: "):
-            kind = k.removeprefix("heartbeat: ")
+        if k.startswith(("heartbeat: ", "whole path: ", "first status write: ")):
+            kind = k.split(": ", 1)[1]
             raw, plain = best[f"floor: raw store write ({kind})"], best[f"floor: minimal Python update ({kind})"]
             ratio = f"  {v / raw:5.1f}x raw store write, {v / plain:5.1f}x minimal Python update"
         print(f"  {k:<48} {v:8.1f} us {1e6 / v:10,.0f}/s{ratio}")

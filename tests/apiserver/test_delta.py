@@ -22,6 +22,8 @@ import pytest
 
 import kubelite.apiserver.delta as delta
 import kubelite.apiserver.handlers.patch as patch_handler
+import kubelite.apiserver.heartbeat as heartbeat
+from kubelite.apiserver.admission import AdmissionChain
 from kubelite.apiserver.patch import apply_strategic_merge_patch
 from kubelite.client import Client
 from kubelite.cluster import Cluster
@@ -33,10 +35,14 @@ _encode = msgspec.json.encode
 
 @contextmanager
 def whole_path(mp: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every patch decoded whole and strategic patches applied to a deep copy."""
+    """Every patch decoded whole and strategic patches applied to a deep copy; every update through
+    every step (no heartbeat path: ``kubelite.apiserver.heartbeat``)."""
     with mp.context() as m:
         m.setattr(patch_handler, "decode_changed", lambda *a: None)
         m.setattr(patch_handler, "apply_strategic_merge_patch_shared", apply_strategic_merge_patch)
+        m.setattr(heartbeat, "validate_change", lambda *a: None)
+        m.setattr(heartbeat, "retimed", lambda *a, **k: None)
+        m.setattr(AdmissionChain, "sees", lambda self, req: True)
         yield
 
 
@@ -178,7 +184,7 @@ def _op(r: random.Random) -> Op:
     return lambda c: c.patch("nodes", name, body, patch_type="merge")
 
 
-async def _outcome(c: Client, op: Op) -> tuple[Any, ...]:
+async def outcome(c: Client, op: Op) -> tuple[Any, ...]:
     c.warnings.clear()
     try:
         result = await op(c)
@@ -187,13 +193,17 @@ async def _outcome(c: Client, op: Op) -> tuple[Any, ...]:
     return ("ok", _encode(result), tuple(c.warnings))
 
 
-def _stored(cluster: Cluster) -> dict[str, bytes]:
+# (group, plural, namespace, names) of the objects the property tests compare
+_OBJECTS = (("", "pods", "default", ("p0", "p1", "p2")), ("", "nodes", "", ("n0", "n1")),
+            ("coordination.k8s.io", "leases", "kube-node-lease", ("n0",)),
+            ("apps", "deployments", "default", ("d0",)), ("", "configmaps", "default", ("c0",)))
+
+
+def stored(cluster: Cluster, objects: Any = _OBJECTS) -> dict[str, bytes]:
+    """The stored bytes of ``objects`` ((group, plural, namespace, names) rows), each of which must exist."""
     store, tables = cluster.store, cluster.apiserver.tables
     out: dict[str, bytes] = {}
-    for group, plural, ns, names in (("", "pods", "default", ["p0", "p1", "p2"]), ("", "nodes", "", ["n0", "n1"]),
-                                     ("coordination.k8s.io", "leases", "kube-node-lease", ["n0"]),
-                                     ("apps", "deployments", "default", ["d0"]),
-                                     ("", "configmaps", "default", ["c0"])):
+    for group, plural, ns, names in objects:
         table = tables.table(tables.resource(group, plural))
         for name in names:
             got = store.get(table, ns, name)
@@ -225,11 +235,11 @@ async def test_fast_and_whole_paths_store_the_same_bytes(seed: int, monkeypatch:
         errors = 0
         for i, op in enumerate(ops):
             with whole_path(monkeypatch):
-                want = await _outcome(whole.client, op)
-            got = await _outcome(fast.client, op)
+                want = await outcome(whole.client, op)
+            got = await outcome(fast.client, op)
             assert got == want, f"write {i}"
             errors += want[0] == "error"
-        assert _stored(fast) == _stored(whole)
+        assert stored(fast) == stored(whole)
     assert fast_hits > 20  # the fast path really ran (and agreed)
     assert errors < len(ops) // 2  # most writes are real writes, not rejections
 

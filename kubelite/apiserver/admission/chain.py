@@ -157,6 +157,15 @@ class AdmissionChain:
             self._by_operation[(mutating, operation, templated)] = hit
         return hit
 
+    def sees(self, req: AdmissionRequest) -> bool:
+        """Whether either phase would do anything with ``req``: a plugin of its operation handles it or a
+        user hook matches it (False: :meth:`admit` and :meth:`validate` are no-ops that never await)."""
+        if any(h.matches(req) for h in self.hooks):
+            return True
+        op = req.operation
+        return any(p.handles(req) for p in self._plugins(True, op)) or \
+            any(p.handles(req) for p in self._plugins(False, op))
+
     async def admit(self, req: AdmissionRequest, *, templated: bool = False) -> None:
         """Mutating phase. ``templated``: the object's template share comes from the create memo, so the
         plugins whose effect it holds are skipped."""

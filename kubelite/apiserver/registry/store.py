@@ -35,6 +35,7 @@ from typing import Any
 import msgspec
 
 from kubelite.api.resources import ResourceInfo
+from kubelite.apiserver import heartbeat
 from kubelite.apiserver.admission import AdmissionChain
 from kubelite.apiserver.auth.user import UserInfo
 from kubelite.apiserver.registry.strategy import DELETE_NOW, UNCHANGED, Allocation, Strategy, UpdateStrategy
@@ -137,6 +138,21 @@ class GenericStore:
         return self.field_manager.update(
             live, new, manager=manager, schema=schema, api_version=new.get("apiVersion", info.api_version),
             now=self.clock.timestamp(), subresource=strategy.subresource, ignored_fields=strategy.reset_fields(),
+        )
+
+    def _retimed(
+        self, strategy: UpdateStrategy, old: dict[str, Any], new: dict[str, Any], manager: str,
+    ) -> dict[str, Any] | None:
+        """:meth:`track`'s result for a sole owner's change, computed from the change alone, or None."""
+        if not self.track_managed_fields:
+            return new
+        schema = strategy.ssa_schema()
+        if schema is None:
+            return new
+        return heartbeat.retimed(
+            old, new, manager=manager, schema=schema, api_version=new.get("apiVersion", strategy.info.api_version),
+            now=self.clock.timestamp(), subresource=strategy.subresource, ignored_fields=strategy.reset_fields(),
+            max_update_managers=self.field_manager.max_update_managers,
         )
 
     # --- create ---
@@ -283,22 +299,30 @@ class GenericStore:
         mutated = self.admission.has_mutating_hooks
         new = strategy.prepare_request(new, old, mutated=mutated)
         req = self.admission_request("UPDATE", w, strategy.subresource, name, new, old)
-        await self.admission.admit(req)
+        # the heartbeat write path (apiserver/heartbeat.py): steps whose result cannot change are skipped
+        seen = self.admission.sees(req)
+        if seen:
+            await self.admission.admit(req)
         strategy.prepare_for_update(new, old, mutated=mutated)
-        self.check(info, new, strategy.validate_update(new, old))
+        meta_same = heartbeat.meta_unchanged(new, old)
+        errs = heartbeat.validate_change(info.group, info.plural, strategy.subresource, new, old) if meta_same else None
+        self.check(info, new, strategy.validate_update(new, old) if errs is None else errs)
         strategy.canonicalize(new)
         strategy.authorize_write(w.user, new, old)
-        await self.admission.validate(req)
+        if seen:
+            await self.admission.validate(req)
         if not managed_fields_done:
-            new = self.track(strategy, old, new, w.manager)
+            retimed = self._retimed(strategy, old, new, w.manager) if meta_same else None
+            new = retimed or self.track(strategy, old, new, w.manager)
         new["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion", "")
         # a no-op update is not a write (GuaranteedUpdate compares the encoded bytes)
         if _same(new, old):
             return current.data
         table = self.tables.table(info)
-        latest = self.store.get(table, namespace, name)
-        if latest is None or latest.rv != current.rv:
-            return None  # someone wrote while admission hooks ran: re-run against the new state
+        if seen:  # (unseen: nothing awaited since the read, so nobody can have written)
+            latest = self.store.get(table, namespace, name)
+            if latest is None or latest.rv != current.rv:
+                return None  # someone wrote while admission hooks ran: re-run against the new state
         meta = new["metadata"]
         if (meta.get("deletionTimestamp") and not meta.get("finalizers") and meta.get("deletionGracePeriodSeconds") == 0
                 and not strategy.spec_finalizers(new)):

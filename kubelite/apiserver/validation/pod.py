@@ -37,6 +37,7 @@ from kubelite.errors import FieldError
 
 __all__ = [
     "UPDATABLE_POD_SPEC_FIELDS",
+    "pod_status_rules",
     "validate_pod_create",
     "validate_pod_spec",
     "validate_pod_status_update",
@@ -477,6 +478,13 @@ def validate_pod_status_update(pod: Mapping[str, Any], old: Mapping[str, Any]) -
     """``ValidatePodStatusUpdate``: metadata rules, nodeName untouched, a valid nominatedNodeName and
     valid pod IPs."""
     errs = validate_object_meta_update(as_dict(pod.get("metadata")), as_dict(old.get("metadata")))
+    pod_status_rules(pod, old, errs)
+    return errs
+
+
+def pod_status_rules(pod: Mapping[str, Any], old: Mapping[str, Any], errs: list[FieldError]) -> None:
+    """What ``ValidatePodStatusUpdate`` checks besides the metadata rules (the heartbeat write path runs
+    only these when the metadata is unchanged: ``kubelite.apiserver.heartbeat``)."""
     if as_dict(pod.get("spec")).get("nodeName") != as_dict(old.get("spec")).get("nodeName"):
         errs.append(FieldError.forbidden("status.nodeName", "may not be changed directly"))
     status = as_dict(pod.get("status"))
@@ -493,4 +501,3 @@ def validate_pod_status_update(pod: Mapping[str, Any], old: Mapping[str, Any]) -
         if ip in seen:
             errs.append(FieldError.duplicate(f"status.podIPs[{i}]", ip))
         seen.add(ip)
-    return errs
