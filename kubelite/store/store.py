@@ -49,6 +49,11 @@ from kubelite.store.watch import ADDED, BOOKMARK, DELETED, MODIFIED, Predicate, 
 __all__ = ["ListResult", "Store", "StoredObject", "Table", "object_key"]
 
 _encode = msgspec.json.Encoder().encode
+#: the stored encoding: canonical, keys sorted at every level, so an object's bytes depend on its content only,
+#: never on the order admission, defaulting or a client happened to insert its keys (upstream's encoding of a
+#: Go struct has the field order of its type, maps sorted; kubelite's generated types order their fields by
+#: name, so a typed round trip and a stored object agree)
+_encode_object = msgspec.json.Encoder(order="deterministic").encode
 _decode = msgspec.json.Decoder().decode
 
 # Per-table event history kept for watch resumption and snapshot reads: at most this many events (the
@@ -328,7 +333,7 @@ class Store:
         fields = table.fields_fn(obj) if table.fields_fn is not None else None
         trigger = fields.get(table.trigger_field) if (fields is not None and table.trigger_field) else None
         return StoredObject(
-            object_key(ns, name), ns, name, rv, StoredBytes(_encode(obj)), dict(labels) if labels else None, fields, trigger,
+            object_key(ns, name), ns, name, rv, StoredBytes(_encode_object(obj)), dict(labels) if labels else None, fields, trigger,
         )
 
     def create(self, table: Table, obj: dict[str, Any]) -> StoredObject:
@@ -518,7 +523,7 @@ class Store:
             assert prev is not None
             last = prev.decode()
             last["metadata"]["resourceVersion"] = str(ev.rv)
-            w.push(WatchEvent(DELETED, ev.rv, _encode(last)))
+            w.push(WatchEvent(DELETED, ev.rv, _encode_object(last)))
             self.events_delivered += 1
 
     def _dispatch(self, table: Table, ev: _Event) -> None:
