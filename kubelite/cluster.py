@@ -357,7 +357,8 @@ class Cluster:
         if self._want_scheduler:
             from kubelite.scheduler import Scheduler
 
-            sched_client = self.component_client(KUBE_SCHEDULER, field_manager="default-scheduler")
+            # the manager is the User-Agent's product (kube-scheduler/v1.x), not the profile's schedulerName
+            sched_client = self.component_client(KUBE_SCHEDULER, field_manager="kube-scheduler")
             factory = SharedInformerFactory(sched_client, clock=self.clock, rng=self.rng)
             self._factories.append(factory)
             broadcaster = EventBroadcaster(sched_client, clock=self.clock, rng=self.rng)

@@ -15,6 +15,10 @@ structlog`` loads ``structlog.dev``, and with it rich and pygments when they are
 - the first line that must be rendered imports structlog and, unless the application configured it,
   installs the configuration above; if structlog is already imported when kubelite is, that happens at
   import, as it did before.
+
+kubelite's level is the first processor of its configuration (not a filtering wrapper class), so
+``structlog.testing.capture_logs()``, which swaps the processors and keeps the wrapper class, captures every
+line, debug and info included, as it does under structlog's default configuration.
 """
 
 from __future__ import annotations
@@ -71,23 +75,59 @@ _level = _parse_level(None)
 _checked = False
 
 
+#: a structlog method name -> its level (structlog's own table is private)
+_METHOD_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "warn": logging.WARNING,
+                  "error": logging.ERROR, "exception": logging.ERROR, "critical": logging.CRITICAL,
+                  "fatal": logging.CRITICAL}
+
+
+def _drop_below_level(_: Any, method: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """kubelite's level, as the first processor of its own configuration (see the module docstring)."""
+    if _METHOD_LEVELS.get(method, logging.CRITICAL) < _level:
+        import structlog
+
+        raise structlog.DropEvent
+    return event
+
+
+#: the processor list kubelite configured structlog with (None until it does); capture_logs edits it in place
+_own_processors: list[Any] | None = None
+
+
+def _drops_below_level() -> bool:
+    """Whether a line below kubelite's level can be dropped here, before structlog sees it: structlog is not
+    loaded, or kubelite's own configuration is in force with its level filter first (not while capture_logs,
+    or an application's own configuration, has replaced the processors)."""
+    if "structlog" not in sys.modules:
+        return True
+    own = _own_processors
+    if not own or own[0] is not _drop_below_level:
+        return False
+    import structlog
+
+    return structlog.get_config()["processors"] is own
+
+
 def configure(level: str | int | None = None) -> None:
     """(Re)configure structlog for kubelite: level, cluster-time stamps, stderr console output."""
-    global _level, _checked
+    global _level, _checked, _own_processors
     import structlog
 
     _level = _parse_level(level)
     _checked = True
+    _own_processors = [
+        _drop_below_level,
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        _add_reconcile_context,
+        _add_cluster_time,
+        # plain tracebacks: no locals (no memory addresses) in what a run logs
+        structlog.dev.ConsoleRenderer(colors=False, exception_formatter=structlog.dev.plain_traceback),
+    ]
     structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            _add_reconcile_context,
-            _add_cluster_time,
-            # plain tracebacks: no locals (no memory addresses) in what a run logs
-            structlog.dev.ConsoleRenderer(colors=False, exception_formatter=structlog.dev.plain_traceback),
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(_level),
+        processors=_own_processors,
+        # every level passes the wrapper: the level is _drop_below_level's, which capture_logs lifts
+        wrapper_class=structlog.make_filtering_bound_logger(logging.NOTSET),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,
     )
@@ -121,10 +161,10 @@ class Logger:
 
     def _delegate(self, level: int) -> Any:
         """structlog's logger, or None when the line is dropped without loading structlog."""
+        if level < _level and _drops_below_level():
+            return None
         proxy = self._proxy
         if proxy is None:
-            if level < _level and "structlog" not in sys.modules:
-                return None
             proxy = self._proxy = _structlog().get_logger(*self._args, **self._context)
         return proxy
 

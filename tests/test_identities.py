@@ -64,3 +64,50 @@ async def test_the_scheduler_without_its_role_cannot_bind() -> None:
         await c.advance(5)
         pod = await c.client.get("pods", "p", namespace="default")
         assert not pod["spec"].get("nodeName")
+
+
+
+#: the managedFields a real cluster shows, as ``(manager, operation, subresource)`` in the stored order:
+#: kube-apiserver names a manager after the writer's User-Agent product when it sends no fieldManager
+#: (managerOrUserAgent: ``kubelet``, ``kube-scheduler``, ``kube-controller-manager``), and a binding writes the
+#: pod past the field manager (BindingREST's storage GuaranteedUpdate), so a bound pod shows no scheduler entry
+MANAGED_FIELDS: dict[str, list[tuple[str, str, str]]] = {
+    "deployment": [("kubectl", "Apply", ""), ("kube-controller-manager", "Update", ""),
+                   ("kube-controller-manager", "Update", "status")],
+    "bound pod": [("kube-controller-manager", "Update", ""), ("kubelet", "Update", "status")],
+    "unschedulable pod": [("admin", "Update", ""), ("kube-scheduler", "Update", "status")],
+    "node": [("kube-controller-manager", "Update", ""), ("kubelet", "Update", ""), ("kubelet", "Update", "status")],
+    "lease": [("kubelet", "Update", "")],
+}
+
+
+async def test_managed_fields_name_each_component_as_upstream_does() -> None:
+    async with Cluster(seed=2, nodes=1) as c:
+        admin = c.client.with_field_manager("admin")
+        await admin.apply(
+            {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+             "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                      "template": {"metadata": {"labels": {"app": "web"}},
+                                   "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}}}},
+            field_manager="kubectl")
+        await admin.create({"apiVersion": "v1", "kind": "Pod",
+                            "metadata": {"name": "unschedulable", "namespace": "default"},
+                            "spec": {"containers": [{"name": "c", "image": "nginx:1.25",
+                                                     "resources": {"requests": {"cpu": "1000"}}}]}})
+
+        async def running() -> list[dict[str, Any]]:
+            pods = await c.client.list("pods", namespace="default", labels={"app": "web"})
+            return [p for p in pods if p["status"].get("phase") == "Running"]
+
+        (pod,) = await c.wait_for(running)
+        await c.advance(20)  # a lease renewal and the scheduler's retry of the unschedulable pod
+        objs = {
+            "deployment": await c.client.get("deployments", "web", namespace="default"),
+            "bound pod": await c.client.get("pods", pod["metadata"]["name"], namespace="default"),
+            "unschedulable pod": await c.client.get("pods", "unschedulable", namespace="default"),
+            "node": await c.client.get("nodes", "node-0"),
+            "lease": await c.client.get("leases", "node-0", namespace="kube-node-lease"),
+        }
+        got = {k: [(m["manager"], m["operation"], m.get("subresource", "")) for m in o["metadata"]["managedFields"]]
+               for k, o in objs.items()}
+        assert got == MANAGED_FIELDS

@@ -61,3 +61,26 @@ def test_every_line_reaches_structlog_once_it_is_loaded(method: str) -> None:
     finally:
         structlog.configure(**old)
     assert cap.entries == [{"key": "a", "n": 1, "event": "some_event", "log_level": method}]
+
+
+@pytest.mark.parametrize("method", ["debug", "info", "warning", "error"])
+def test_capture_logs_sees_every_level_under_kubelites_own_configuration(
+    method: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``structlog.testing.capture_logs`` swaps the processors and keeps the wrapper class, so kubelite's level
+    lives in a processor, not a filtering wrapper: a test captures a component's debug and info lines as it
+    would under structlog's defaults. Outside the capture, kubelite's WARNING level still drops them."""
+    import kubelite.logs
+
+    old = structlog.get_config()
+    kubelite.logs.configure("warning")
+    try:
+        log = get_logger("kubelite.test").bind(node="n1")
+        with structlog.testing.capture_logs() as logs:
+            getattr(log, method)("captured_event", n=1)
+        getattr(log, method)("after_the_capture", n=2)
+    finally:
+        structlog.configure(**old)
+    assert logs == [{"node": "n1", "n": 1, "event": "captured_event", "log_level": method}]
+    rendered = capsys.readouterr().err
+    assert ("after_the_capture" in rendered) == (method in ("warning", "error"))

@@ -35,7 +35,7 @@ from kubelite.kubelet.ipam import NodeAddresses, cluster_cidr_for
 from kubelite.kubelet.kubelet import DEFAULT_CAPACITY, LOOKUP_RESOURCES, Kubelet
 from kubelite.workload import ImageRegistry
 
-__all__ = ["NODES_GROUP", "NodePool", "StartSoon", "node_client"]
+__all__ = ["KUBELET_FIELD_MANAGER", "NODES_GROUP", "NodePool", "StartSoon", "node_client"]
 
 NODES_GROUP = "system:nodes"
 
@@ -43,9 +43,16 @@ NODES_GROUP = "system:nodes"
 StartSoon = Callable[..., Any]
 
 
+#: the kubelet's field manager: upstream's apiserver names the manager of a request without ``fieldManager``
+#: after its User-Agent's product (``managerOrUserAgent``), and the kubelet's is ``kubelet/v1.x (...)``, so the
+#: managedFields of Nodes, Leases and pod statuses show ``kubelet``
+KUBELET_FIELD_MANAGER = "kubelet"
+
+
 def node_client(client: Client, node_name: str) -> Client:
-    """``client`` acting as kubelet ``node_name``: ``system:node:<name>`` in ``system:nodes``."""
-    return client.as_user(f"system:node:{node_name}", (NODES_GROUP,))
+    """``client`` acting as kubelet ``node_name``: ``system:node:<name>`` in ``system:nodes``, writing as field
+    manager ``kubelet``."""
+    return client.as_user(f"system:node:{node_name}", (NODES_GROUP,)).with_field_manager(KUBELET_FIELD_MANAGER)
 
 
 class NodePool:

@@ -40,7 +40,7 @@ import base64
 import sys
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -61,6 +61,11 @@ from kubelite.store.watch import ADDED, BOOKMARK, DELETED, MODIFIED, Predicate, 
 __all__ = ["COMPACT_AT_REST", "COMPACT_MIN", "CompactObject", "ListResult", "Store", "StoredObject", "Table", "object_key"]
 
 _encode = msgspec.json.Encoder().encode
+#: the stored encoding: canonical, keys sorted at every level, so an object's bytes depend on its content only,
+#: never on the order admission, defaulting or a client happened to insert its keys (upstream's encoding of a
+#: Go struct has the field order of its type, maps sorted; kubelite's generated types order their fields by
+#: name, so a typed round trip and a stored object agree)
+_encode_object = msgspec.json.Encoder(order="deterministic").encode
 _decode = msgspec.json.Decoder().decode
 
 # Per-table event history kept for watch resumption and snapshot reads: at most this many events (the
@@ -399,7 +404,7 @@ class Store:
         trigger = fields.get(table.trigger_field) if (fields is not None and table.trigger_field) else None
         if fields:
             fields = _selectable(fields)
-        data = _encode(obj if spliced is None else {**obj, **spliced})
+        data = _encode_object(obj if spliced is None else {**obj, **spliced})
         stored = StoredObject(
             object_key(ns, name), ns, name, rv, StoredBytes(data), _interned(labels) if labels else None,
             fields, trigger,
@@ -559,6 +564,14 @@ class Store:
         self._register(table, w)
         return w
 
+    def writes_after(self, table: Table, rv: int) -> Sequence[tuple[str, StoredObject]] | None:
+        """The table's writes after revision ``rv``, oldest first, as ``(type, object)`` (a DELETED one's
+        object is its final version); None when the history window no longer reaches back to ``rv`` (the
+        caller reads the table whole instead). For readers that keep a view up to date by its changes."""
+        if rv < max(self.compacted, table.dropped_rv):
+            return None
+        return [(ev.type, ev.cur) for ev in self._history_after(table, rv)]
+
     @staticmethod
     def _history_after(table: Table, rv: int) -> Iterable[_Event]:
         hist = table.history
@@ -627,7 +640,7 @@ class Store:
             assert prev is not None
             last = prev.decode()
             last["metadata"]["resourceVersion"] = str(ev.rv)
-            w.push(WatchEvent(DELETED, ev.rv, _encode(last)))
+            w.push(WatchEvent(DELETED, ev.rv, _encode_object(last)))
             self.events_delivered += 1
 
     def _dispatch(self, table: Table, ev: _Event) -> None:

@@ -3,7 +3,9 @@ Node status written when it changes or every 5 min with only what changed, and M
 
 from __future__ import annotations
 
+import contextlib
 import copy
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -24,10 +26,18 @@ def test_micro_time_matches_datetime(t: float) -> None:
     assert micro_time(t) == format_time(t, micro=True)
 
 
-async def _pool(cluster: Cluster) -> NodePool:
-    pool = await cluster.add_nodes(1, events=False)
-    assert pool is not None
-    return pool
+def bare_cluster() -> Cluster:
+    """Kubelets only: no scheduler, controllers or data plane writing beside the heartbeats."""
+    return Cluster(seed=1, scheduler=False, controllers=False, network=False)
+
+
+@contextlib.asynccontextmanager
+async def kubelets(n: int) -> AsyncIterator[tuple[Cluster, NodePool]]:
+    """A bare cluster with a pool of ``n`` kubelets (``node-0`` ...), without Events."""
+    async with bare_cluster() as cluster:
+        pool = await cluster.add_nodes(n, events=False)
+        assert pool is not None
+        yield cluster, pool
 
 
 async def _lease(cluster: Cluster) -> dict[str, Any]:
@@ -36,8 +46,7 @@ async def _lease(cluster: Cluster) -> dict[str, Any]:
 
 
 async def test_lease_renewed_every_ten_seconds_by_update() -> None:
-    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
-        pool = await _pool(cluster)
+    async with kubelets(1) as (cluster, pool):
         first = await _lease(cluster)
         assert first["spec"]["leaseDurationSeconds"] == 40 and first["spec"]["holderIdentity"] == "node-0"
         assert first["metadata"]["ownerReferences"][0]["kind"] == "Node"
@@ -50,8 +59,7 @@ async def test_lease_renewed_every_ten_seconds_by_update() -> None:
 
 
 async def test_lease_renewal_keeps_other_writes_and_recreates_a_deleted_lease() -> None:
-    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
-        pool = await _pool(cluster)
+    async with kubelets(1) as (cluster, pool):
         hb = pool["node-0"].heartbeat
         await cluster.advance(1)
         other = await _lease(cluster)
@@ -70,8 +78,7 @@ async def test_lease_renewal_keeps_other_writes_and_recreates_a_deleted_lease() 
 
 
 async def test_node_status_written_on_change_or_every_five_minutes() -> None:
-    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
-        pool = await _pool(cluster)
+    async with kubelets(1) as (cluster, pool):
         k = pool["node-0"]
         await cluster.advance(1)
         node = await cluster.client.get("nodes", "node-0")
@@ -92,9 +99,7 @@ async def test_node_status_written_on_change_or_every_five_minutes() -> None:
 
 
 async def test_a_pool_beats_on_one_timer_per_instant() -> None:
-    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
-        pool = await cluster.add_nodes(20, events=False)
-        assert pool is not None
+    async with kubelets(20) as (cluster, pool):
         wheel = pool.heartbeats
         assert len(wheel) == 20 and wheel.instants == 1  # 20 nodes, one timer
         await cluster.advance(35)
@@ -105,9 +110,7 @@ async def test_a_pool_beats_on_one_timer_per_instant() -> None:
 
 
 async def test_a_stopped_kubelet_stops_beating_and_a_restarted_one_beats_from_its_start() -> None:
-    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
-        pool = await cluster.add_nodes(2, events=False)
-        assert pool is not None
+    async with kubelets(2) as (cluster, pool):
         start = cluster.now
         await cluster.advance(3)
         await pool["node-1"].stop()  # node failure: nothing more is written
@@ -131,9 +134,7 @@ async def test_a_stopped_kubelet_stops_beating_and_a_restarted_one_beats_from_it
 
 
 async def test_a_failed_renewal_is_retried_at_once_and_the_other_nodes_renew() -> None:
-    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
-        pool = await cluster.add_nodes(3, events=False)
-        assert pool is not None
+    async with kubelets(3) as (cluster, pool):
         start = cluster.now
         cluster.faults.inject(500, verb="update", resource="leases", name="node-1", times=1)
         await cluster.advance(15)
@@ -144,9 +145,7 @@ async def test_a_failed_renewal_is_retried_at_once_and_the_other_nodes_renew() -
 
 
 async def test_a_lease_that_cannot_be_read_is_ensured_again_after_a_backoff() -> None:
-    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
-        pool = await cluster.add_nodes(2, events=False)
-        assert pool is not None
+    async with kubelets(2) as (cluster, pool):
         start = cluster.now
         # every update of the beat at +10 s fails (5 attempts), and so does the GET that ensures the lease:
         # backoffEnsureLease tries again 200 ms later, re-reads the lease and renews it
@@ -164,9 +163,7 @@ async def test_a_lease_that_cannot_be_read_is_ensured_again_after_a_backoff() ->
 async def test_a_node_status_report_keeps_conditions_other_components_own() -> None:
     # PatchNodeStatus is a strategic merge patch: conditions merge by type, so node-problem-detector's
     # condition survives the kubelet's next report
-    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
-        pool = await cluster.add_nodes(1, events=False)
-        assert pool is not None
+    async with kubelets(1) as (cluster, pool):
         npd = {"type": "KernelDeadlock", "status": "False", "reason": "KernelHasNoDeadlock",
                "lastHeartbeatTime": "2025-01-01T00:00:00Z", "lastTransitionTime": "2025-01-01T00:00:00Z"}
         await cluster.client.patch_status("nodes", "node-0", {"status": {"conditions": [npd]}},
@@ -179,7 +176,7 @@ async def test_a_node_status_report_keeps_conditions_other_components_own() -> N
 
 
 async def test_a_kubelet_outside_a_pool_beats_on_a_wheel_of_its_own() -> None:
-    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
+    async with bare_cluster() as cluster:
         k = Kubelet(cluster.client, node_name="solo", clock=cluster.clock, rng=cluster.rng, pod_cidr="10.244.9.0/24")
         cluster.start_soon(k.run)
         await cluster.advance(21)

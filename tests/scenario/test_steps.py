@@ -42,6 +42,24 @@ def web(replicas: int = 2) -> str:
     return WEB % {"replicas": replicas}
 
 
+def deployment(name: str, replicas: int, container: str) -> str:
+    """A ``manifests`` entry: Deployment ``name`` of ``replicas`` pods labelled ``app: <name>``, each running
+    the one ``container`` (a YAML flow mapping)."""
+    return f"""\
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {{name: {name}}}
+    spec:
+      replicas: {replicas}
+      selector: {{matchLabels: {{app: {name}}}}}
+      template:
+        metadata: {{labels: {{app: {name}}}}}
+        spec:
+          containers:
+            - {container}
+"""
+
+
 async def test_add_node() -> None:
     r = await run("""\
 name: add-node
@@ -305,15 +323,7 @@ name: diagnosis
 until: 20s
 cluster: {nodePools: [{count: 1}]}
 manifests:
-  - apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: web}
-    spec:
-      replicas: 2
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec: {containers: [{name: web, image: nginx:1.25}]}
+""" + deployment("web", 2, "{name: web, image: nginx:1.25}") + """\
 expect:
   - name: three ready
     eventually: deployment("web").status.readyReplicas == 3
@@ -336,18 +346,8 @@ cluster:
   nodePools:
     - {name: gpu, count: 1, capacity: {nvidia.com/gpu: "2"}}
 manifests:
-  - apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: train}
-    spec:
-      replicas: 2
-      selector: {matchLabels: {app: train}}
-      template:
-        metadata: {labels: {app: train}}
-        spec:
-          containers:
-            - {name: cuda, image: nvidia/cuda:12.4.0-base-ubuntu22.04, command: [sleep, infinity],
-               resources: {limits: {nvidia.com/gpu: 1}}}
+""" + deployment("train", 2, "{name: cuda, image: nvidia/cuda:12.4.0-base-ubuntu22.04, command: [sleep, infinity], "
+                            "resources: {limits: {nvidia.com/gpu: 1}}}") + """\
 steps:
   - {at: 30s, action: devicePlugin, node: gpu-0, unhealthy: [GPU-gpu-0-0]}
   - {at: 60s, action: scale, target: deployment/train, replicas: 3}

@@ -62,6 +62,9 @@ if TYPE_CHECKING:
 __all__ = ["CreateTemplates", "Template", "TemplateKey"]
 
 _encode = msgspec.json.Encoder().encode
+#: what is spliced into a stored object is encoded as the store encodes (``order="deterministic"``: keys sorted
+#: at every level), so a memo hit stores the very bytes the whole path stores
+_encode_stored = msgspec.json.Encoder(order="deterministic").encode
 _decode = msgspec.json.Decoder().decode
 #: a body the memo can serve: nothing but these top-level fields (a status, say, takes the whole path)
 _BODY_KEYS = frozenset({"apiVersion", "kind", "metadata", "spec"})
@@ -248,9 +251,9 @@ class CreateTemplates:
                 return
             fields = tuple((k, v) for k, v in entries[0]["fieldsV1"].items() if k != "f:metadata")
         status = obj.get("status")
-        encoded = {field: msgspec.Raw(_encode(obj[field]))}
+        encoded = {field: msgspec.Raw(_encode_stored(obj[field]))}
         if status is not None:
-            encoded["status"] = msgspec.Raw(_encode(status))
+            encoded["status"] = msgspec.Raw(_encode_stored(status))
         self._memo.put(key, Template(
             spec=_decode(encoded[field]), status=_decode(encoded["status"]) if status is not None else None,
             annotations=added, fields=fields, encoded=encoded,
@@ -285,7 +288,7 @@ def managed_fields(
             return _entries(fields, manager=manager, api_version=api_version, now=now) if fields else []
         if len(t.managed) >= _MANAGED_PER_TEMPLATE:
             t.managed.clear()
-        raw = t.managed[mkey] = msgspec.Raw(_encode(fields)) if fields else _NO_ENTRY
+        raw = t.managed[mkey] = msgspec.Raw(_encode_stored(fields)) if fields else _NO_ENTRY
     if raw is _NO_ENTRY:
         return []
     return [{"manager": manager or "unknown", "operation": "Update", "apiVersion": api_version, "time": now,

@@ -41,6 +41,12 @@ class BindingStrategy(SubresourceStrategy):
     def canonicalize(self, obj: dict[str, Any]) -> None:
         pass  # assignPod stores past the strategy
 
+    def ssa_schema(self) -> None:
+        """None: no managedFields entry. Upstream's BindingREST writes the pod with a storage GuaranteedUpdate
+        past the field manager (which only sees the Binding body), so a bound pod's managedFields name no
+        scheduler: only its creator, and the kubelet for ``status``."""
+        return None
+
 
 class BindingREST:
     def __init__(self, scope: Scope) -> None:
