@@ -206,8 +206,7 @@ async def test_a_lease_put_without_a_copy_leaves_the_body_as_sent(change: Any, f
     which is what retryUpdateLease's retries of the same lease rely on."""
     from kubelite.errors import ApiError
 
-    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
-        pool = await _pool(cluster)
+    async with kubelets(1) as (cluster, pool):
         await cluster.advance(1)
         await pool["node-0"].stop()
         lease = await _lease(cluster)
