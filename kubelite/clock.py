@@ -655,13 +655,20 @@ class _ChildProcesses:
         while todo and len(found) < 256:
             pid = todo.pop()
             found.append(pid)
-            for tid in self._listdir(f"/proc/{pid}/task"):
-                try:
-                    with open(f"/proc/{pid}/task/{tid}/children") as f:
-                        todo.extend(int(k) for k in f.read().split())
-                except (OSError, ValueError):
-                    continue
+            todo.extend(self.children(pid))
         return found
+
+    @classmethod
+    def children(cls, pid: int) -> list[int]:
+        """``pid``'s child processes, from each of its threads' ``/proc/PID/task/TID/children``."""
+        out: list[int] = []
+        for tid in cls._listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    out.extend(int(k) for k in f.read().split())
+            except (OSError, ValueError):
+                continue
+        return out
 
     @staticmethod
     def _listdir(path: str) -> list[str]:

@@ -250,7 +250,7 @@ class ClientActivity:
             peer.in_process = True  # a client in this process: the clock sees it already
             return
         me = os.getpid()
-        for entry in _listdir("/proc"):
+        for entry in _ChildProcesses._listdir("/proc"):
             if entry.isdigit() and int(entry) != me and self._owns(entry, target):
                 peer.pid = int(entry)
                 fields = _ChildProcesses._stat(f"/proc/{entry}/stat")
@@ -262,23 +262,13 @@ class ClientActivity:
     @staticmethod
     def _owns(pid: str, target: str) -> bool:
         fd_dir = f"/proc/{pid}/fd"
-        for fd in _listdir(fd_dir):
+        for fd in _ChildProcesses._listdir(fd_dir):
             try:
                 if os.readlink(f"{fd_dir}/{fd}") == target:
                     return True
             except OSError:
                 continue
         return False
-
-    def _children(self, pid: int) -> set[int]:
-        out: set[int] = set()
-        for tid in _listdir(f"/proc/{pid}/task"):
-            try:
-                with open(f"/proc/{pid}/task/{tid}/children") as f:
-                    out.update(int(k) for k in f.read().split())
-            except (OSError, ValueError):
-                continue
-        return out
 
     def _watched(self) -> list[int]:
         pids: list[int] = []
@@ -290,7 +280,7 @@ class ClientActivity:
                 del self._starters[starter]
                 continue
             pids.append(starter)
-            pids.extend(self._looks._with_descendants([c for c in self._children(starter) if _started(c) >= since]))
+            pids.extend(self._looks._with_descendants([c for c in _ChildProcesses.children(starter) if _started(c) >= since]))
         me = os.getpid()
         return [p for p in dict.fromkeys(pids) if p != me]
 
@@ -313,7 +303,7 @@ class ClientActivity:
             if used != self._ticks.get(pid, -1):  # it used CPU since the last look (or is new to us)
                 busy = True
             elif not busy:
-                busy = any(self._looks._thread_runs(pid, tid) for tid in _listdir(f"/proc/{pid}/task"))
+                busy = any(self._looks._thread_runs(pid, tid) for tid in _ChildProcesses._listdir(f"/proc/{pid}/task"))
         self._ticks, self._exited = ticks, exited
         return busy
 
@@ -327,7 +317,7 @@ def _started(pid: int) -> int:
 def _cpu_ns(pid: int) -> int:
     """The CPU time of ``pid``'s threads in ns (``/proc/PID/task/TID/schedstat``), 0 where the kernel has none."""
     total = 0
-    for tid in _listdir(f"/proc/{pid}/task"):
+    for tid in _ChildProcesses._listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
                 total += int(f.read().split()[0])
@@ -335,9 +325,3 @@ def _cpu_ns(pid: int) -> int:
             continue
     return total
 
-
-def _listdir(path: str) -> list[str]:
-    try:
-        return os.listdir(path)
-    except OSError:
-        return []
