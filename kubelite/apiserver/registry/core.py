@@ -24,7 +24,7 @@ from kubelite.apiserver.ipallocator import ServiceIPAllocator
 from kubelite.apiserver.registry.strategy import DELETE_NOW, UNCHANGED, WRITE, Allocation, Strategy
 from kubelite.apiserver.validation.pod import validate_pod_create_metadata
 from kubelite.errors import FieldError, invalid
-from kubelite.memo import BoundedCache
+from kubelite.memo import ENCODED_KEYS, BoundedCache
 
 __all__ = [
     "CreateOnUpdateStrategy",
@@ -49,7 +49,8 @@ def compute_qos_class(pod: dict[str, Any]) -> str:
     encoded containers)."""
     spec = pod.get("spec") or {}
     try:
-        key: bytes | None = _encode((spec.get("initContainers"), spec.get("containers")))
+        key: bytes | None = (_encode((spec.get("initContainers"), spec.get("containers"))) if ENCODED_KEYS.on
+                             else None)
     except (TypeError, ValueError):
         key = None
     if key is not None:
