@@ -16,6 +16,10 @@ Contract:
   changes speed, never answers. A name belongs to the module that declared it: a second table of that
   name is a ``ValueError``, while a fresh import of the same module (pytester's in-process runs unload
   the modules a run imported, so the next run imports them again) replaces its old tables.
+- :data:`ENCODED_KEYS` is the one switch of the tables keyed on a value's JSON encoding (pod defaulting,
+  QoS, ``memo_valid`` validation, managedFields sets): a create whose spec was never seen before turns them
+  off for its synchronous steps (:func:`encoded_keys_off`), since none of them can hold its values and
+  their key encodes and inserts are then pure cost. Skipping a table changes speed, never answers.
 Plain sync code: single-threaded asyncio needs no locks.
 """
 
@@ -29,7 +33,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
-__all__ = ["BoundedCache", "CacheStatistics", "clear_all", "memoize", "statistics"]
+__all__ = ["ENCODED_KEYS", "BoundedCache", "CacheStatistics", "clear_all", "encoded_keys_off", "memoize", "statistics"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -49,6 +53,31 @@ class _Table(Protocol):
     def statistics(self) -> CacheStatistics: ...
 
     def clear(self) -> None: ...
+
+
+class _EncodedKeys:
+    """Whether the memo tables keyed on a value's JSON encoding are consulted (and filled)."""
+
+    __slots__ = ("on",)
+
+    def __init__(self) -> None:
+        self.on = True
+
+
+#: read by every table keyed on an encoding before it encodes its key (see the module docstring)
+ENCODED_KEYS = _EncodedKeys()
+_R = TypeVar("_R")
+
+
+def encoded_keys_off(fn: Callable[..., _R], *args: Any) -> _R:
+    """``fn(*args)`` (synchronous) with the tables keyed on an encoding neither consulted nor filled."""
+    keyed = ENCODED_KEYS
+    was = keyed.on
+    keyed.on = False
+    try:
+        return fn(*args)
+    finally:
+        keyed.on = was
 
 
 _REGISTRY: dict[str, _Table] = {}

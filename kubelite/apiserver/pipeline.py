@@ -30,6 +30,7 @@ from kubelite.apiserver.crds import CustomResources
 from kubelite.apiserver.registry.conversion import Scheme
 from kubelite.apiserver.registry.strategies import StrategySet
 from kubelite.errors import BadRequest, Forbidden
+from kubelite.memo import memoize
 
 __all__ = ["Authorizer", "Decoder"]
 
@@ -153,11 +154,30 @@ class Decoder:
                             (lambda: self.strategies.for_resource(info).schema()), body, mode, warnings)
         if is_apply:
             return body  # apply configurations keep explicit nulls (they mean "remove"), so only check them
+        return self._builtin_out(info, typed)
+
+    def _builtin_out(self, info: ResourceInfo, typed: Any) -> dict[str, Any]:
         out: dict[str, Any] = msgspec.to_builtins(typed)
         out = canonical_quantities(info, out)
         if not info.storage_version and self.scheme.normalizes(info):
             out = self.scheme.to_storage(info, out, info.version)
         return out
+
+    def decode_parts(self, info: ResourceInfo, metadata: dict[str, Any], field: str, raw: bytes) -> dict[str, Any] | None:
+        """:meth:`decode` of a built-in body that is ``apiVersion``, ``kind``, ``metadata`` (decoded) and
+        ``field`` (its JSON text ``raw``, as the per-template memo's key holds it), decoding that text
+        straight into its typed field: the body's bytes are parsed once, and no dict of the field is built
+        to be converted. None when a part does not decode cleanly: then :meth:`decode` of the whole body
+        runs and reports, warns or prunes exactly as it always does."""
+        struct = info.struct
+        assert struct is not None
+        part = {"apiVersion": info.api_version, "kind": info.kind, "metadata": metadata}
+        try:
+            typed: Any = msgspec.convert(part, struct)
+            value = _field_decoder(struct, field).decode(raw)
+        except (msgspec.ValidationError, msgspec.DecodeError, UnicodeEncodeError):
+            return None
+        return self._builtin_out(info, msgspec.structs.replace(typed, **{_attr(struct, field): value}))
 
     def decode_metadata(self, info: ResourceInfo, metadata: dict[str, Any]) -> dict[str, Any] | None:
         """The typed decode of a built-in body's ``apiVersion``, ``kind`` and ``metadata`` alone, for a
@@ -230,6 +250,20 @@ class Decoder:
         if api_version == info.api_version:
             return True
         return not info.builtin and self.crs.serves(info, api_version)
+
+
+@memoize("apiserver.pipeline.field_decoder", maxsize=256)
+def _field_decoder(struct: type, field: str) -> msgspec.json.Decoder[Any]:
+    """A JSON decoder of ``struct``'s field named ``field`` on the wire (one per kind and field)."""
+    for f in msgspec.structs.fields(struct):
+        if f.encode_name == field:
+            return msgspec.json.Decoder(f.type)
+    raise KeyError(field)
+
+
+@memoize("apiserver.pipeline.field_attr", maxsize=256)
+def _attr(struct: type, field: str) -> str:
+    return next(f.name for f in msgspec.structs.fields(struct) if f.encode_name == field)
 
 
 def _handle_unknown(

@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from kubelite.memo import BoundedCache
+from kubelite.memo import ENCODED_KEYS, BoundedCache
 
 __all__ = [
     "default_config_map",
@@ -254,7 +254,7 @@ def default_pod(pod: Obj) -> None:
     if spec is None:
         return
     try:
-        key: bytes | None = _encode(spec)
+        key: bytes | None = _encode(spec) if ENCODED_KEYS.on else None
     except (TypeError, ValueError):  # not JSON data: default it the slow way
         key = None
     if key is not None:

@@ -19,7 +19,9 @@ _decode = msgspec.json.Decoder().decode
 
 async def create(scope: Scope, info: ResourceInfo, strategy: Strategy, req: Request) -> Response:
     """``req.body`` is decoded JSON (HTTP) or the JSON bytes of the in-process client's copy, which a
-    create from a template the apiserver has seen never decodes beyond its metadata."""
+    create from a template the apiserver has seen never decodes beyond its metadata, and any other create
+    parses once (the memo key's spec text is decoded straight into the typed spec). A spec text never seen
+    before is a first sight: its create skips the memo tables keyed on encodings (``templates.first_sight``)."""
     opts = req.options
     warnings: list[str] = []
     store = scope.store
@@ -35,14 +37,20 @@ async def create(scope: Scope, info: ResourceInfo, strategy: Strategy, req: Requ
         meta = body["metadata"] if key is not None else None
     template = templates.get(key) if key is not None else None
     obj = scope.decoder.decode_metadata(info, meta) if template is not None and meta is not None else None
+    first_sight = False
     if obj is None:
         template = None
-        if type(body) is bytes:
-            body = _decode(body)
-        obj = scope.decoder.decode(info, body, opts.field_validation, warnings, version=req.version)
+        if key is not None:
+            first_sight = templates.first_sight(key)
+            if meta is not None and type(body) is bytes:  # the spec's text (the key's) decoded once, typed
+                obj = scope.decoder.decode_parts(info, meta, strategy.template_field, key[-1])  # type: ignore[arg-type]
+        if obj is None:
+            if type(body) is bytes:
+                body = _decode(body)
+            obj = scope.decoder.decode(info, body, opts.field_validation, warnings, version=req.version)
     else:
         templates.served += 1
     w = Write(user=req.user, info=info, namespace=req.namespace, dry_run=opts.dry_run,
               manager=opts.field_manager or "kubelite", warnings=warnings)
-    data = await store.create(w, strategy, obj, template=template, template_key=key)
+    data = await store.create(w, strategy, obj, template=template, template_key=key, first_sight=first_sight)
     return Response(data=data, warnings=list(dict.fromkeys(warnings)))

@@ -24,7 +24,7 @@ from kubelite.apiserver.ipallocator import ServiceIPAllocator
 from kubelite.apiserver.registry.strategy import DELETE_NOW, UNCHANGED, WRITE, Allocation, Strategy
 from kubelite.apiserver.validation.pod import validate_pod_create_metadata
 from kubelite.errors import FieldError, invalid
-from kubelite.memo import BoundedCache
+from kubelite.memo import ENCODED_KEYS, BoundedCache, memoize
 
 __all__ = [
     "CreateOnUpdateStrategy",
@@ -49,7 +49,8 @@ def compute_qos_class(pod: dict[str, Any]) -> str:
     encoded containers)."""
     spec = pod.get("spec") or {}
     try:
-        key: bytes | None = _encode((spec.get("initContainers"), spec.get("containers")))
+        key: bytes | None = (_encode((spec.get("initContainers"), spec.get("containers"))) if ENCODED_KEYS.on
+                             else None)
     except (TypeError, ValueError):
         key = None
     if key is not None:
@@ -62,6 +63,16 @@ def compute_qos_class(pod: dict[str, Any]) -> str:
     return qos
 
 
+#: bound: distinct cpu and memory quantities sent (a few per template; canonical strings after decoding)
+@memoize("apiserver.pod_qos.positive", maxsize=4096, typed=True)
+def _positive(q: str | int | float) -> bool:
+    """``quantity.Cmp(zero) > 0`` of ``GetPodQOS``, per quantity (parsing is cached too)."""
+    return parse_quantity(q) > _ZERO
+
+
+_ZERO = parse_quantity(0)
+
+
 def _compute_qos_class(spec: dict[str, Any]) -> str:
     requests: dict[str, Any] = {}
     limits: dict[str, Any] = {}
@@ -72,12 +83,12 @@ def _compute_qos_class(spec: dict[str, Any]) -> str:
         req = res.get("requests") or {}
         lim = res.get("limits") or {}
         for name, q in req.items():
-            if name in ("cpu", "memory") and parse_quantity(q) > parse_quantity(0):
+            if name in ("cpu", "memory") and _positive(q):
                 any_set = True
                 requests[name] = q
         cpu_mem_limits = 0
         for name, q in lim.items():
-            if name in ("cpu", "memory") and parse_quantity(q) > parse_quantity(0):
+            if name in ("cpu", "memory") and _positive(q):
                 any_set = True
                 limits[name] = q
                 cpu_mem_limits += 1

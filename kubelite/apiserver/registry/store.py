@@ -46,6 +46,7 @@ from kubelite.apiserver.request import AdmissionRequest
 from kubelite.apiserver.ssa import FieldManager, ignore_managed_fields_timestamps
 from kubelite.clock import Clock, format_time
 from kubelite.errors import AlreadyExists, BadRequest, Conflict, NotFound, invalid
+from kubelite.memo import encoded_keys_off
 from kubelite.rand import new_uid, random_suffix
 from kubelite.store import StoredObject, Table
 
@@ -158,13 +159,16 @@ class GenericStore:
     # --- create ---
     async def create(
         self, w: Write, strategy: Strategy, obj: dict[str, Any], *, managed_fields_done: bool = False,
-        template: Template | None = None, template_key: TemplateKey | None = None,
+        template: Template | None = None, template_key: TemplateKey | None = None, first_sight: bool = False,
     ) -> bytes:
         """``Store.Create``: ``obj`` is the decoded private copy.
 
         ``template``: the per-template memo's hit for ``obj`` (whose template field is then absent: the
         template's is used, and the steps it holds are skipped, see ``registry/templates.py``);
-        ``template_key``: the memo key of a miss, recorded if the create succeeds cleanly."""
+        ``template_key``: the memo key of a miss, recorded if the create succeeds cleanly; ``first_sight``: the
+        miss's spec text was never seen (``CreateTemplates.first_sight``), so its synchronous steps run with
+        the memo tables keyed on encodings off (``kubelite.memo.encoded_keys_off``)."""
+        run = encoded_keys_off if first_sight else _call
         info, namespace = w.info, w.namespace
         meta = obj["metadata"]
         if info.namespaced:
@@ -180,13 +184,13 @@ class GenericStore:
         sent_meta = (_copy(meta) if template is None and template_key is not None and self.templates.seen(template_key)
                      else None)
         if template is None:
-            strategy.default(obj)
+            run(strategy.default, obj)
         else:
             obj[strategy.template_field] = template.spec  # type: ignore[index]  # defaulted already
         req = self.admission_request("CREATE", w, "", meta.get("name", ""), obj, None)
         await self.admission.admit(req, templated=template is not None)
         if template is None and self.admission.has_mutating_hooks:  # (no hook sees a templated create)
-            strategy.default(obj)
+            run(strategy.default, obj)
         meta = obj["metadata"]
         if template is not None and template.annotations:
             sent = meta.get("annotations")
@@ -196,7 +200,7 @@ class GenericStore:
         if not managed_fields_done:
             meta.pop("managedFields", None)
         if template is None:
-            strategy.prepare_for_create(obj)
+            run(strategy.prepare_for_create, obj)
         else:  # Strategy.prepare_for_create, its status from the template
             if strategy.has_status and template.status is not None:
                 obj["status"] = template.status
@@ -209,7 +213,7 @@ class GenericStore:
         meta["uid"] = new_uid(self.rng)
         meta["creationTimestamp"] = now = self.clock.timestamp()
         strategy.finish_create(obj)
-        self.check(info, obj, strategy.validate(obj) if template is None else strategy.validate_metadata(obj))
+        self.check(info, obj, run(strategy.validate, obj) if template is None else strategy.validate_metadata(obj))
         strategy.canonicalize(obj)
         strategy.authorize_write(w.user, obj, None)
         await self.admission.validate(req, templated=template is not None)
@@ -223,7 +227,7 @@ class GenericStore:
                 if entries:
                     meta["managedFields"] = entries
             else:
-                obj = self.track(strategy, None, obj, w.manager)
+                obj = run(self.track, strategy, None, obj, w.manager)
         table = self.tables.table(info)
         allocation = strategy.allocate(obj, None)
         try:
@@ -431,6 +435,10 @@ class GenericStore:
 
     def _after(self, seconds: int) -> str:
         return format_time(self.clock.now() + seconds)
+
+
+def _call(fn: Callable[..., Any], *args: Any) -> Any:
+    return fn(*args)
 
 
 def _rollback(allocation: Allocation | None) -> None:

@@ -80,6 +80,9 @@ DEFAULT_MAXSIZE = 1024
 #: specs (a DaemonSet's pods, whose node affinity names their node; bare pods) neither pay for recording
 #: nor evict templates that repeat (TinyLFU's doorkeeper)
 _SEEN_MAXSIZE = 8192
+#: spec texts seen (by hash), whatever the rest of their key: a create whose spec text is not among them is a
+#: first sight (:meth:`CreateTemplates.first_sight`), and skips the memo tables keyed on encodings
+_SPECS_MAXSIZE = 8192
 
 TemplateKey = tuple[Hashable, ...]
 
@@ -133,8 +136,11 @@ class CreateTemplates:
         self.enabled = True
         #: creates the memo served (a hit whose metadata then needs the whole decode is not one)
         self.served = 0
+        #: creates whose spec text was a first sight (:meth:`first_sight`)
+        self.first_sights = 0
         self._memo: BoundedCache[TemplateKey, Template] = BoundedCache(None, maxsize=maxsize)
         self._seen: BoundedCache[int, bool] = BoundedCache(None, maxsize=_SEEN_MAXSIZE)
+        self._specs: BoundedCache[int, bool] = BoundedCache(None, maxsize=_SPECS_MAXSIZE)
 
     def statistics(self) -> Any:
         return self._memo.statistics()
@@ -142,6 +148,7 @@ class CreateTemplates:
     def clear(self) -> None:
         self._memo.clear()
         self._seen.clear()
+        self._specs.clear()
 
     def entries(self) -> list[Template]:
         """The remembered templates, least recently used first."""
@@ -216,6 +223,21 @@ class CreateTemplates:
 
     def get(self, key: TemplateKey) -> Template | None:
         return self._memo.get(key)
+
+    def first_sight(self, key: TemplateKey) -> bool:
+        """Whether the spec text of a create the memo missed (``key``) was never seen before, in any
+        namespace or admission state; it is seen from now on. A first sight's spec, and so its defaulted
+        spec, its QoS inputs and its field set, are in none of the memo tables keyed on encodings (but by
+        a coincidence of text: two texts that default alike), so its create skips them
+        (``kubelite.memo.ENCODED_KEYS``): their key encodes and inserts would be pure cost. Most specs
+        that are not templates (bare pods, a DaemonSet's pods pinned to their node, every spec of a
+        workload with unique images or env) are seen once."""
+        h = hash(key[-1])
+        if h in self._specs:
+            return False  # (a hash collision only means the create consults the tables)
+        self._specs.put(h, True)
+        self.first_sights += 1
+        return True
 
     # --- recording ---
     def seen(self, key: TemplateKey) -> bool:

@@ -33,6 +33,7 @@ from kubelite.apiserver.ssa.apply import TypedError
 from kubelite.apiserver.ssa.compiled import Node, compile_node, field_order, index_items, item_pe
 from kubelite.apiserver.ssa.fieldpath import FieldSet, PathElement, is_member, pe_sort_key
 from kubelite.apiserver.ssa.fieldpath import node as trie_node
+from kubelite.memo import ENCODED_KEYS
 
 __all__ = ["all_fields", "compare", "to_field_set"]
 
@@ -82,6 +83,8 @@ def _memo_fill(v: dict[str, Any], node: Node, path: list[str]) -> FieldSet:
     JSON): msgspec writes a tuple like a list, an int key like a str key and NaN like null.
     """
     try:
+        if not ENCODED_KEYS.on:
+            raise TypeError  # a value seen for the first time (kubelite.memo.ENCODED_KEYS): just walk it
         key = _encode(v)
     except (TypeError, ValueError, msgspec.EncodeError):  # not JSON data: just walk it
         out: FieldSet = {".": {}}

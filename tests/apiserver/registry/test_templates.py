@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from kubelite.apiserver.request import AdmissionRequest
 from kubelite.cluster import Cluster
 from kubelite.errors import ApiError
+from kubelite.memo import ENCODED_KEYS
 
 Step = Callable[[Cluster], Awaitable[Any]]
 
@@ -66,8 +67,20 @@ def delete(resource: str, name: str, ns: str = "default") -> Step:
     return lambda cl: cl.client.delete(resource, name, namespace=ns)
 
 
-async def run(steps: list[Step], *, memo: bool, decoded: bool = False) -> tuple[list[Any], int]:
-    """``decoded``: the client's create bodies reach the apiserver decoded (as HTTP's do), not as JSON bytes."""
+async def run(
+    steps: list[Step], *, memo: bool, decoded: bool = False, encoded_keys: bool = True,
+) -> tuple[list[Any], int, int]:
+    """``decoded``: the client's create bodies reach the apiserver decoded (as HTTP's do), not as JSON bytes;
+    ``encoded_keys=False``: the memo tables keyed on encodings (``kubelite.memo.ENCODED_KEYS``) are never
+    consulted, as on a first sight. Returns the outcomes, the memo's hits and its first sights."""
+    ENCODED_KEYS.on = encoded_keys
+    try:
+        return await _run(steps, memo=memo, decoded=decoded)
+    finally:
+        ENCODED_KEYS.on = True
+
+
+async def _run(steps: list[Step], *, memo: bool, decoded: bool) -> tuple[list[Any], int, int]:
     async with Cluster(seed=7, scheduler=False, controllers=False, network=False) as cluster:
         templates = cluster.apiserver.generic_store.templates
         templates.enabled = memo
@@ -89,21 +102,29 @@ async def run(steps: list[Step], *, memo: bool, decoded: bool = False) -> tuple[
                 out.append(("rejected", msgspec.json.encode(e.status), list(cluster.client.warnings)))
         table = cluster.apiserver.tables.table(cluster.apiserver.tables.resource("", "pods"))
         out.append(sorted((key, stored.data) for key, stored in table.objects.items()))
-        return out, templates.served
+        return out, templates.served, templates.first_sights
 
 
 async def same_with_and_without_memo(steps: list[Step]) -> tuple[list[Any], int]:
     """Each request's outcome with the memo, from JSON bytes (the client's) and from decoded bodies (HTTP's),
-    equals the uncached path's; both ways serve the same creates from the memo (their keys are the same)."""
-    uncached, none = await run(steps, memo=False)
-    cached, hits = await run(steps, memo=True)
-    from_dicts, dict_hits = await run(steps, memo=True, decoded=True)
-    assert none == 0
-    for i, (a, b, c) in enumerate(zip(uncached, cached, from_dicts, strict=True)):
+    and with no memo table keyed on an encoding ever consulted, equals the uncached path's; both memo ways
+    serve the same creates from the memo and see the same first sights (their keys are the same)."""
+    return (await same_four_ways(steps))[:2]
+
+
+async def same_four_ways(steps: list[Step]) -> tuple[list[Any], int, int]:
+    """:func:`same_with_and_without_memo`, also returning the first sights."""
+    uncached, none, no_firsts = await run(steps, memo=False)
+    cached, hits, firsts = await run(steps, memo=True)
+    from_dicts, dict_hits, dict_firsts = await run(steps, memo=True, decoded=True)
+    no_tables, _, _ = await run(steps, memo=False, encoded_keys=False)
+    assert none == no_firsts == 0
+    for i, (a, b, c, d) in enumerate(zip(uncached, cached, from_dicts, no_tables, strict=True)):
         assert a == b, f"request {i} differs"
         assert a == c, f"request {i} differs (decoded body)"
-    assert dict_hits == hits
-    return cached, hits
+        assert a == d, f"request {i} differs (no memo table keyed on an encoding)"
+    assert (dict_hits, dict_firsts) == (hits, firsts)
+    return cached, hits, firsts
 
 
 def limit_range(**defaults: Any) -> dict[str, Any]:
@@ -374,3 +395,109 @@ async def test_property_varied_specs_equal_the_uncached_path(
         if outcome == "ok" and not warnings:
             clean[raw] = clean.get(raw, 0) + 1
     assert served == expected
+
+
+# --- first sights: specs never seen before skip the memo tables keyed on encodings ----------------------
+
+def unique_spec(i: int) -> dict[str, Any]:
+    """A realistic spec of its own (image, env, resources, probe, volume), as bare pods and workloads with
+    unique images send them."""
+    return {"containers": [{"name": "main", "image": f"ghcr.io/acme/api:1.{i}", "ports": [{"containerPort": 8080}],
+                            "env": [{"name": f"VAR_{k}", "value": str(i * 7 + k)} for k in range(i % 3)],
+                            "resources": {"requests": {"cpu": f"{100 + i}m", "memory": "128Mi"},
+                                          "limits": {"memory": f"{128 + i}Mi"}},
+                            "readinessProbe": {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 5},
+                            "volumeMounts": [{"name": "cache", "mountPath": "/cache"}]}],
+            "volumes": [{"name": "cache", "emptyDir": {"sizeLimit": f"{1 + i % 4}Gi"}}]}
+
+
+_BAD = {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}}]}
+
+
+@pytest.mark.parametrize(("steps", "hits", "firsts"), [
+    pytest.param(creates([pod(i, unique_spec(i)) for i in range(6)]), 0, 6, id="every-spec-its-own"),
+    pytest.param([*creates([pod(i, unique_spec(i)) for i in range(4)]),
+                  *creates([pod(4, _BAD), pod(5, _BAD)]),  # rejected as a first sight and again
+                  obj(limit_range(default={"cpu": "500m"}, defaultRequest={"cpu": "200m", "memory": "64Mi"})),
+                  *creates([pod(i, unique_spec(0)) for i in range(6, 9)]),  # seen, but LimitRange changed the key
+                  *creates([pod(9, unique_spec(4))]),
+                  delete("limitranges", "defaults"),
+                  *creates([pod(i, unique_spec(4)) for i in range(10, 12)]),
+                  *creates([pod(12, unique_spec(5), labels={"app": "-bad-"})])],  # bad metadata, a first sight
+                 1, 7, id="first-sights-invalid-and-admission-changes"),
+    pytest.param([*creates([pod(i, unique_spec(i)) for i in range(2)]), obj(SA),
+                  *creates([pod(i, {**unique_spec(i), "serviceAccountName": "robot"}) for i in range(2, 4)]),
+                  *creates([pod(i, {**unique_spec(2), "serviceAccountName": "robot"}) for i in range(4, 6)])],
+                 1, 4, id="first-sights-with-a-serviceaccount"),
+    pytest.param(creates([pod(i, {**unique_spec(i), "containers": [{**unique_spec(i)["containers"][0], "bogus": 1}]})
+                          for i in range(2)]) + creates([pod(2, unique_spec(9))], field_validation="Strict")
+                 + creates([pod(3, {**unique_spec(8), "hostname": None, "dnsPolicy": None})]), 0, 4,
+                 id="first-sights-unknown-fields-and-nulls"),
+])
+async def test_first_sights_equal_the_uncached_path(steps: list[Step], hits: int, firsts: int) -> None:
+    """A first sight runs defaulting, the initial status, validation and managedFields with no memo table
+    keyed on an encoding (and decodes its spec text straight into the typed spec): every outcome and
+    stored byte is the uncached path's, valid or not, whatever admission state changed in between."""
+    _, served, first_sights = await same_four_ways(steps)
+    assert (served, first_sights) == (hits, firsts)
+
+
+class _CodecCalls:
+    """msgspec's JSON encodes and decodes while installed as the profile function (C calls are seen
+    whoever makes them)."""
+
+    def __init__(self) -> None:
+        self.encodes = self.decodes = 0
+
+    def __call__(self, frame: Any, event: str, arg: Any) -> None:
+        if event != "c_call":
+            return
+        owner = getattr(arg, "__self__", None)
+        name = getattr(arg, "__name__", "")
+        if isinstance(owner, msgspec.json.Encoder) or arg is msgspec.json.encode:
+            self.encodes += 1
+        elif (isinstance(owner, msgspec.json.Decoder) or arg is msgspec.json.decode) and name == "decode":
+            self.decodes += 1
+
+
+async def _counted(cluster: Cluster, body: dict[str, Any]) -> _CodecCalls:
+    import sys
+
+    from kubelite.api import jsonsafe
+
+    data = jsonsafe.encode(body)  # the client's copy, made before counting: the apiserver's share alone
+    calls = _CodecCalls()
+    sys.setprofile(calls)
+    try:
+        await cluster.apiserver.create(cluster.client.user, "", "pods", "default", data)
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+async def test_a_create_decodes_its_body_once_and_encodes_once() -> None:
+    """What the apiserver parses and writes per create, counted: a first sight parses its body once (the
+    envelope's decode passes over the spec's text, which is then decoded straight into the typed spec)
+    and encodes once (the stored object: no memo key is encoded); a template's hit decodes only its
+    envelope; sent annotations are part of the memo key (one small encode more)."""
+    async with Cluster(seed=5, scheduler=False, controllers=False, network=False) as cluster:
+        templates = cluster.apiserver.generic_store.templates
+        # the namespace's first create fills admission's caches (its Namespace, ServiceAccounts, LimitRanges)
+        await cluster.client.create(pod(99, unique_spec(99)))
+        first = await _counted(cluster, pod(0, unique_spec(0)))
+        assert templates.first_sights == 2
+        assert (first.encodes, first.decodes) == (1, 2)
+        annotated = await _counted(cluster, pod(1, unique_spec(1), annotations={"team": "a"}))
+        assert (annotated.encodes, annotated.decodes) == (2, 2)
+        for i in range(2, 4):  # the template's first create (a first sight) and its recording one
+            await _counted(cluster, pod(i, SPECS[0]))
+        assert templates.first_sights == 4 and templates.served == 0
+        for i in range(4, 6):  # a metadata shape's first hit also encodes its fieldsV1 (two owners: two shapes)
+            await _counted(cluster, pod(i, SPECS[0]))
+        hit = await _counted(cluster, pod(6, SPECS[0]))
+        assert templates.served == 3
+        # the envelope; two small keys of the metadata's (its shared checks', its managedFields shape's) and
+        # the stored object around the recorded spec and status
+        assert (hit.encodes, hit.decodes) == (3, 1)
+        stored = [await cluster.client.get("pods", f"web-{i}") for i in range(7)]
+        assert all(p["status"]["phase"] == "Pending" and p["metadata"]["managedFields"] for p in stored)
