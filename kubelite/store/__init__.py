@@ -1,6 +1,8 @@
 """The revisioned in-memory store with watches (kubelite's etcd and watch cache)."""
 
 from kubelite.store.store import (
+    COMPACT_BATCH_BYTES,
+    COMPACT_BATCH_COUNT,
     COMPACT_MIN,
     CompactObject,
     ListResult,
@@ -12,6 +14,6 @@ from kubelite.store.store import (
 from kubelite.store.watch import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED, Watcher, WatchEvent
 
 __all__ = [
-    "ADDED", "BOOKMARK", "COMPACT_MIN", "DELETED", "ERROR", "MODIFIED", "CompactObject", "ListResult", "Store",
+    "ADDED", "BOOKMARK", "COMPACT_BATCH_BYTES", "COMPACT_BATCH_COUNT", "COMPACT_MIN", "DELETED", "ERROR", "MODIFIED", "CompactObject", "ListResult", "Store",
     "StoredObject", "Table", "WatchEvent", "Watcher", "object_key",
 ]

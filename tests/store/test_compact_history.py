@@ -3,11 +3,13 @@
 The store keeps a version that stopped being current (updated or deleted) deflated against its table's
 preset dictionary (``CompactObject``): replays, lists at old revisions and watch resumption must see the
 same bytes the write stored, the byte bound must count what is really held, and nothing a reader does to
-what it gets can reach the store.
+what it gets can reach the store. Most tests here compact every version as soon as it is superseded
+(``batch_bytes=1, batch_count=1``); the last ones check the store's default, lazy batches.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import msgspec
@@ -32,7 +34,7 @@ def fields(o: dict[str, Any]) -> dict[str, str]:
 
 @pytest.fixture
 def store() -> Store:
-    return Store()
+    return Store(batch_bytes=1, batch_count=1)  # every version made compact as soon as it is superseded
 
 
 @pytest.fixture
@@ -117,7 +119,7 @@ def test_the_window_stays_bounded_and_drops_what_it_no_longer_holds() -> None:
     """Compact versions let the same byte bound hold more events; a dropped event is forgotten by its
     version, so a current object does not keep the versions before it alive."""
     plain = len(Store().create(Store().add_table("", "pods", namespaced=True), pod("a", 0)).data)
-    small = Store(history_bytes=plain * 4)
+    small = Store(history_bytes=plain * 4, batch_bytes=1, batch_count=1)
     t = small.add_table("", "pods", namespaced=True)
     small.create(t, pod("a", 0))
     for v in range(1, 200):
@@ -170,15 +172,139 @@ def test_events_are_kept_compact_at_rest_and_read_back_exactly(store: Store) -> 
     events = store.add_table("", "events", namespaced=True)
     w = store.watch(events, resource_version="0")
     first = store.create(events, event("e1", 1))
-    assert type(first) is CompactObject and type(events.objects["default/e1"]) is CompactObject
+    assert type(events.objects["default/e1"]) is CompactObject  # (the writer got the version it wrote)
     as_written = msgspec.json.Encoder(order="deterministic").encode(  # the canonical stored encoding
         {**event("e1", 1), "metadata": {**event("e1", 1)["metadata"], "resourceVersion": "1"}})
     assert first.data == as_written
     second = store.update(events, event("e1", 2))
-    assert store.get(events, "default", "e1") is second and second.decode()["count"] == 2
+    current = store.get(events, "default", "e1")
+    assert type(current) is CompactObject and current.data == second.data and second.decode()["count"] == 2
     assert [o.data for o in store.list(events, resource_version="1", resource_version_match="Exact").items] == [as_written]
     final = store.delete(events, "default", "e1")
     assert [(e.type, e.data) for e in iter(w.poll, None)] == [
         ("ADDED", as_written), ("MODIFIED", second.data), ("DELETED", final.data)]
     assert events.history_bytes == sum(ev.size for ev in events.history) < sum(len(ev.cur.data) for ev in events.history)
     store.verify_views()  # (nothing to verify: a compact version is never shared)
+
+
+# --- lazy batches (the store's default) ---
+
+def test_superseded_versions_wait_until_the_batch_mark_then_share_one_block() -> None:
+    """Compaction is lazy: superseded versions stay as they are until the table's pending batch reaches its
+    mark (here 4 versions), then all of them are deflated together, as one block, in the event that recorded
+    each and as the next one's prev; reads return the stored bytes exactly."""
+    store = Store(batch_bytes=10**9, batch_count=4)
+    pods = store.add_table("", "pods", namespaced=True)
+    versions = written(store, pods, 3)  # 3 superseded: below the mark
+    assert [type(ev.cur) for ev in pods.history] == [StoredObject] * 4 and len(pods.pending) == 3
+    versions.append(bytes(store.update(pods, pod("a", 4)).data))  # the 4th: the batch is deflated
+    hist = list(pods.history)
+    assert [type(ev.cur) for ev in hist] == [CompactObject] * 4 + [StoredObject] and not pods.pending
+    compact = [ev.cur for ev in hist[:4]]
+    assert all(type(c) is CompactObject for c in compact)
+    assert len({id(c.block) for c in compact if isinstance(c, CompactObject)}) == 1  # one stream for the batch
+    assert all(hist[i + 1].prev is hist[i].cur for i in range(4))
+    assert [ev.cur.data for ev in hist] == versions and all(type(c.data) is bytes for c in compact)
+    held = [c.held for c in compact if isinstance(c, CompactObject)]
+    assert isinstance(compact[0], CompactObject) and sum(held) == len(compact[0].block)
+    assert pods.history_bytes == sum(ev.size for ev in hist) < sum(len(b) for b in versions) / 3
+
+
+def test_the_batch_mark_counts_bytes_too() -> None:
+    store = Store(batch_bytes=2 * len(pod_bytes()), batch_count=10**9)
+    pods = store.add_table("", "pods", namespaced=True)
+    written(store, pods, 1)
+    assert len(pods.pending) == 1 and type(pods.history[0].cur) is StoredObject
+    written_more = store.update(pods, pod("a", 2))
+    assert not pods.pending and [type(ev.cur) for ev in pods.history] == [CompactObject] * 2 + [StoredObject]
+    assert store.get(pods, "default", "a") is written_more
+
+
+def pod_bytes() -> bytes:
+    return bytes(Store().create(Store().add_table("", "pods", namespaced=True), pod("a", 0)).data)
+
+
+def test_a_version_the_window_dropped_before_its_batch_is_never_deflated() -> None:
+    """Only what the history window still holds is deflated: versions whose events left it (by the count
+    bound here) before their batch was due are let go instead, so a small window costs no compression."""
+    store = Store(history=3, batch_bytes=10**9, batch_count=8)
+    pods = store.add_table("", "pods", namespaced=True)
+    versions = written(store, pods, 8)  # the 8th update supersedes the 8th version: the batch is due
+    hist = list(pods.history)
+    assert [ev.rv for ev in hist] == [7, 8, 9] and not pods.pending
+    kept = [ev.cur for ev in hist[:2]] + [hist[0].prev]
+    assert all(isinstance(c, CompactObject) for c in kept)
+    block = kept[0].block if isinstance(kept[0], CompactObject) else None
+    assert block is not None and len(block.inflate()) == sum(len(v) for v in versions[5:8])  # versions 6-8 only
+    assert [ev.cur.data for ev in hist] == versions[6:] and hist[0].prev is not None
+    assert hist[0].prev.data == versions[5]
+
+
+def test_blocks_read_back_exactly_in_any_order() -> None:
+    """A table remembers only its last inflated block; reading versions of different blocks in any order
+    still returns each one's own bytes."""
+    store = Store(batch_bytes=10**9, batch_count=2)
+    pods = store.add_table("", "pods", namespaced=True)
+    versions = written(store, pods, 6)
+    hist = list(pods.history)
+    blocks = {id(ev.cur.block) for ev in hist if isinstance(ev.cur, CompactObject)}
+    assert len(blocks) == 3
+    for i in [5, 0, 3, 1, 0, 4, 2, 2, 6]:
+        assert hist[i].cur.data == versions[i]
+
+
+def test_events_at_rest_are_batched_and_read_back_exactly() -> None:
+    store = Store(batch_bytes=10**9, batch_count=3)
+    events = store.add_table("", "events", namespaced=True)
+    written_ = [bytes(store.create(events, event(f"e{i}", 1)).data) for i in (1, 2)]
+    assert [type(o) for o in events.objects.values()] == [StoredObject] * 2  # pending: its batch is not due
+    second = store.update(events, event("e1", 2))  # supersedes e1's pending first version: 3 pending
+    assert [type(o) for o in events.objects.values()] == [CompactObject] * 2 and not events.pending
+    assert [o.data for o in events.objects.values()] == [second.data, written_[1]]
+    assert [ev.cur.data for ev in events.history] == [*written_, second.data]
+    assert events.history[-1].prev is events.history[0].cur
+    store.delete(events, "default", "e2")
+    at = [[o.data for o in store.list(events, resource_version=rv, resource_version_match="Exact").items]
+          for rv in ("2", "3", "4")]
+    assert at == [written_, [second.data, written_[1]], [second.data]]
+
+
+BATCHES = [(1, 1), (10**9, 3), (20_000, 64), (32 * 1024, 64)]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3], ids=["seed1", "seed2", "seed3"])
+@pytest.mark.parametrize("batch", BATCHES, ids=["eager", "every-3", "20k", "default"])
+def test_lists_and_watches_at_every_revision_match_a_store_that_never_compacts(
+    batch: tuple[int, int], seed: int,
+) -> None:
+    """A random mix of creates, updates and deletes of pods and Events: a list at every revision still in
+    the window and a watch resumed from each one return the bytes a store that never compacts returns."""
+    rng = random.Random(seed)
+    plain, lazy = Store(batch_bytes=10**12, batch_count=10**9), Store(history=100, batch_bytes=batch[0], batch_count=batch[1])
+    tables = [(s, s.add_table("", "pods", namespaced=True, fields_fn=fields, trigger_field="spec.nodeName"),
+               s.add_table("", "events", namespaced=True)) for s in (plain, lazy)]
+    for step in range(300):
+        name, kind, roll, pad = f"o{rng.randrange(12)}", rng.randrange(2), rng.random(), rng.randrange(1, 40)
+        for s, pods, events in tables:
+            t = (pods, events)[kind]
+            obj = pod(name, step, pad=pad) if kind == 0 else event(name, step)
+            if s.get(t, "default", name) is None:
+                s.create(t, obj)
+            elif roll < 0.2:
+                s.delete(t, "default", name)
+            else:
+                s.update(t, obj)
+    assert plain.revision == lazy.revision
+    (_, p_pods, p_events), (_, l_pods, l_events) = tables
+    for pt, lt in ((p_pods, l_pods), (p_events, l_events)):
+        assert lt.dropped_rv > 0  # (the window is smaller than the run: it dropped and let versions go)
+        for rv in range(lt.dropped_rv, lazy.revision + 1, 3):
+            got = [o.data for o in lazy.list(lt, resource_version=str(rv), resource_version_match="Exact").items]
+            want = [o.data for o in plain.list(pt, resource_version=str(rv), resource_version_match="Exact").items]
+            assert got == want, rv
+            lw, pw = lazy.watch(lt, resource_version=str(rv)), plain.watch(pt, resource_version=str(rv))
+            assert [(e.type, e.data) for e in iter(lw.poll, None)] == [(e.type, e.data) for e in iter(pw.poll, None)]
+        assert [o.data for o in lt.objects.values()] == [o.data for o in pt.objects.values()]
+        assert lt.history_bytes == sum(ev.size for ev in lt.history)
+    for lt in (l_pods, l_events):  # (the comparison did cover compact versions)
+        assert any(isinstance(ev.cur, CompactObject) for ev in lt.history)
