@@ -409,11 +409,18 @@ class Store:
             object_key(ns, name), ns, name, rv, StoredBytes(data), _interned(labels) if labels else None,
             fields, trigger,
         )
+        return stored
+
+    @staticmethod
+    def _kept(table: Table, stored: StoredObject) -> StoredObject:
+        """The version as the table and its history keep it: ``stored`` itself, or, for a kind kept compact at
+        rest, a :class:`CompactObject` of it (the writer's caller still gets ``stored``, so the response is not
+        inflated back from what was just deflated)."""
         if table.at_rest:  # (whatever its size: Events are ~1 KiB, a quarter of that deflated)
             zdict = table.zdict
             if zdict is None:
-                zdict = table.zdict = data
-            return CompactObject(stored, zdict, data)
+                zdict = table.zdict = bytes(stored.data)
+            return CompactObject(stored, zdict)
         return stored
 
     def create(self, table: Table, obj: dict[str, Any], *, spliced: dict[str, msgspec.Raw] | None = None) -> StoredObject:
@@ -428,9 +435,10 @@ class Store:
             raise AlreadyExists.for_object(table.group, table.plural, meta["name"])
         rv = self.revision + 1
         stored = self._stored(table, obj, rv, spliced)
+        kept = self._kept(table, stored)
         self.revision = rv
-        table.objects[key] = stored
-        self._record(table, _Event(ADDED, rv, stored, None))
+        table.objects[key] = kept
+        self._record(table, _Event(ADDED, rv, kept, None))
         return stored
 
     def update(self, table: Table, obj: dict[str, Any], *, expect_rv: int | None = None) -> StoredObject:
@@ -452,11 +460,12 @@ class Store:
             stored.labels = old.labels
         if stored.fields is not None and stored.fields == old.fields:
             stored.fields = old.fields
+        kept = self._kept(table, stored)
         self.revision = rv
-        table.objects[key] = stored
+        table.objects[key] = kept
         if type(old) is not CompactObject:
             release_views(old.data)
-        self._record(table, _Event(MODIFIED, rv, stored, self._supersede(table, old)))
+        self._record(table, _Event(MODIFIED, rv, kept, self._supersede(table, old)))
         return stored
 
     def delete(self, table: Table, namespace: str, name: str, *, expect_rv: int | None = None) -> StoredObject:
@@ -476,7 +485,7 @@ class Store:
         del table.objects[key]
         if type(old) is not CompactObject:
             release_views(old.data)
-        self._record(table, _Event(DELETED, rv, final, self._supersede(table, old)))
+        self._record(table, _Event(DELETED, rv, self._kept(table, final), self._supersede(table, old)))
         return final
 
     @staticmethod
