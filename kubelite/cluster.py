@@ -314,7 +314,9 @@ class Cluster:
 
     def _watch_write(self, table: Any, type_: str, rv: int, cur: Any, prev: Any) -> None:
         """Every committed write, to the livelock watchdog."""
-        self.watchdog.observe(f"{table.group}/{table.plural}" if table.group else table.plural, cur.key, cur.data)
+        # (the JSON lazily: the watchdog reads it only for a hot object, and an Event's is kept deflated)
+        self.watchdog.observe(f"{table.group}/{table.plural}" if table.group else table.plural, cur.key,
+                              lambda: cur.data)
 
     # --- lifecycle ---
     async def __aenter__(self) -> Cluster:

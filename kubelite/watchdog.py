@@ -68,8 +68,10 @@ class LivelockDetector:
         self._drivers: list[asyncio.Task[Any]] = []
 
     # --- the write hook ---
-    def observe(self, resource: str, key: str, data: bytes) -> None:
-        """One committed write of ``resource`` (``pods``, ``apps/replicasets``) object ``key``."""
+    def observe(self, resource: str, key: str, data: bytes | Callable[[], bytes]) -> None:
+        """One committed write of ``resource`` (``pods``, ``apps/replicasets``) object ``key``; ``data`` is its
+        JSON or a callable giving it, read only for a hot object (a version kept compact at rest, such as an
+        Event's, would otherwise be inflated on every write to be looked at almost never)."""
         if self.error is not None:
             return
         now = self._now()
@@ -84,7 +86,7 @@ class LivelockDetector:
         self._objects[k] = n
         if n > self.per_object // 2:
             # a hot object: remember who writes it at this instant (managedFields keep only current owners)
-            self._writers_seen.setdefault(k, set()).update(self._managers(data))
+            self._writers_seen.setdefault(k, set()).update(self._managers(data if isinstance(data, bytes) else data()))
         if n > self.per_object or self._count > self.total:
             self._trip(now)
 

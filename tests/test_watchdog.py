@@ -64,3 +64,22 @@ def test_detector_counts_per_instant_and_resets_when_time_moves() -> None:
     assert d.error is None
     d.observe("pods", "default/a", b"{}")
     assert d.error is not None and "pods default/a: 6 writes" in d.error.diagnosis
+
+
+def test_detector_reads_an_objects_json_only_once_it_is_hot() -> None:
+    """The write hook hands the JSON as a callable: a cold object's (an Event's, kept deflated at rest) is never
+    inflated; from the hot half of the bound on, each write's managers are read from it."""
+    reads: list[str] = []
+
+    def data(key: str) -> bytes:
+        reads.append(key)
+        return b'{"metadata": {"managedFields": [{"manager": "blue-operator"}]}}'
+
+    d = LivelockDetector(lambda: 0.0, per_object=4, total=100)
+    for i in range(50):
+        d.observe("events", f"default/e{i}", lambda i=i: data(f"e{i}"))
+    assert reads == [] and d.error is None
+    for _ in range(5):
+        d.observe("configmaps", "default/hot", lambda: data("hot"))
+    assert reads == ["hot"] * 3  # writes 3, 4 and 5 are past per_object // 2
+    assert d.error is not None and "blue-operator" in d.error.diagnosis

@@ -8,16 +8,24 @@ evaluated (percentageOfNodesToScore stopped the search early) appear in neither 
 Memory is bounded twice, whatever the cluster size: at most ``capacity`` pods, and at most ``max_cells``
 cells (one per evaluated node per score plugin, plus its total, plus one per rejecting node) over all
 the pods kept; the least recently attempted pod goes first, and the latest attempt is always kept.
-Scores are kept compactly (node names once per attempt, each plugin's scores an 8-byte ``array``), not
-as the per-node Python lists and NodeInfo references the scoring cycle built: at 5,000 nodes a
-kept attempt is 8 bytes per node per plugin. Upstream kube-scheduler keeps no such record (it
-logs and emits events); this is kubelite's addition, and it must not grow with the cluster.
+Scores are kept at 8 bytes per node per plugin, and recording one costs no pass over the nodes in Python:
+- node names: a slice of one shared tuple of the cache's node names when the evaluated nodes are a run of
+  the cache's node list from where the scan began (the usual case: every node fits), found with C-level
+  slicing and comparison; otherwise one tuple of the names. No NodeInfo of the attempt is kept.
+- each plugin's weighted scores: a copy of the cycle's list. A score is at most 100 and a weighted one
+  is mapped through one int per distinct value (``Framework.run_score_plugins``), so a cell is one
+  pointer to a shared int: the 8 bytes an ``array("q")`` would take, without its per-cell conversion.
+- totals: not kept; they are the sum of the weighted scores (``run_score_plugins``) and are added up
+  when an explanation is read.
+Upstream kube-scheduler keeps no such record (it logs and emits events); this is kubelite's addition, and
+it must not grow with the cluster.
 """
 
 from __future__ import annotations
 
-from array import array
 from collections import OrderedDict
+from operator import add, attrgetter
+from typing import Any
 
 import msgspec
 
@@ -59,12 +67,16 @@ class Explanation(msgspec.Struct, frozen=True, kw_only=True):
 DEFAULT_MAX_CELLS = 1_000_000
 
 
+_NAME = attrgetter("name")
+
+
 class _Raw:
-    __slots__ = ("attempt", "cells", "message", "names", "node", "nominated", "per_plugin", "result", "statuses",
-                 "time", "totals")
+    __slots__ = ("attempt", "cells", "message", "names", "node", "nominated", "per_plugin", "result", "scored",
+                 "statuses", "time")
 
     def __init__(self, attempt: int, time: float, result: str, node: str, message: str,
-                 schedule: ScheduleResult | None, statuses: dict[str, Status] | None, nominated: str) -> None:
+                 names: tuple[str, ...], schedule: ScheduleResult | None, statuses: dict[str, Status] | None,
+                 nominated: str) -> None:
         self.attempt = attempt
         self.time = time
         self.result = result
@@ -74,13 +86,22 @@ class _Raw:
         if statuses is None:
             statuses = schedule.statuses if schedule is not None else {}
         self.statuses = statuses
-        if schedule is not None and schedule.nodes:
-            self.names: tuple[str, ...] = tuple(ni.name for ni in schedule.nodes)
-            self.per_plugin = {p: array("q", v) for p, v in schedule.per_plugin.items()}
-            self.totals = array("q", schedule.totals)
+        self.names = names
+        if schedule is not None and names:
+            self.per_plugin = {p: list(v) for p, v in schedule.per_plugin.items()}
+            self.scored = bool(schedule.totals)
         else:
-            self.names, self.per_plugin, self.totals = (), {}, array("q")
-        self.cells = len(self.names) * (len(self.per_plugin) + 1) + len(statuses)
+            self.per_plugin, self.scored = {}, False
+        self.cells = len(names) * (len(self.per_plugin) + 1) + len(statuses)
+
+    def totals(self) -> list[int]:
+        """Each node's total: the sum of its weighted scores (zeros when every score plugin was skipped)."""
+        if not self.scored:
+            return []
+        total = [0] * len(self.names)
+        for scores in self.per_plugin.values():
+            total = list(map(add, total, scores))
+        return total
 
 
 class Explanations:
@@ -92,6 +113,9 @@ class Explanations:
         #: cells kept over all pods (invariant: the sum of every kept attempt's ``cells``)
         self.cells = 0
         self._raw: OrderedDict[str, _Raw] = OrderedDict()
+        # the cache's node list last seen by record() and, once seen twice in a row, its names
+        self._all: list[Any] | None = None
+        self._all_names: tuple[str, ...] | None = None
 
     def __len__(self) -> int:
         return len(self._raw)
@@ -100,7 +124,8 @@ class Explanations:
                schedule: ScheduleResult | None = None, statuses: dict[str, Status] | None = None,
                nominated: str = "") -> None:
         raw = self._raw
-        entry = _Raw(attempt, time, result, node, message, schedule, statuses, nominated)
+        names = self._names(schedule) if schedule is not None and schedule.nodes else ()
+        entry = _Raw(attempt, time, result, node, message, names, schedule, statuses, nominated)
         old = raw.pop(pod_key, None)
         if old is not None:
             self.cells -= old.cells
@@ -109,6 +134,33 @@ class Explanations:
         while len(raw) > 1 and (len(raw) > self.capacity or self.cells > self.max_cells):
             _, dropped = raw.popitem(last=False)
             self.cells -= dropped.cells
+
+    def _names(self, schedule: ScheduleResult) -> tuple[str, ...]:
+        """The evaluated nodes' names: a slice of the shared names of the cache's node list when the nodes are
+        the run of it the scan went through from ``schedule.begin`` (checked by identity, in C), else read one
+        by one. The shared tuple is built on the second attempt in a row over the same list, so a node list
+        that changes every attempt (nodes joining) never pays for all the names."""
+        nodes, listed = schedule.nodes, schedule.all_nodes
+        n = len(nodes)
+        if listed is None or not 1 < n <= len(listed):
+            return tuple(map(_NAME, nodes))
+        every: list[Any] = listed
+        if every is not self._all:
+            self._all, self._all_names = every, None
+            return tuple(map(_NAME, nodes))
+        b = schedule.begin
+        run = every[b:b + n]
+        if len(run) < n:
+            run += every[:n - len(run)]
+        if run != nodes:  # (NodeInfo compares by identity)
+            return tuple(map(_NAME, nodes))
+        all_names = self._all_names
+        if all_names is None:
+            all_names = self._all_names = tuple(map(_NAME, every))
+        names = all_names[b:b + n]
+        if len(names) < n:
+            names += all_names[:n - len(names)]
+        return names
 
     def set_result(self, pod_key: str, result: str, message: str = "") -> None:
         r = self._raw.get(pod_key)
@@ -124,7 +176,7 @@ class Explanations:
         rejections = {n: Rejection(plugin=s.plugin, code=code_name(s.code), reasons=s.reasons)
                       for n, s in sorted(r.statuses.items())}
         scores = {plugin: dict(zip(r.names, vals)) for plugin, vals in r.per_plugin.items()}
-        totals = dict(zip(r.names, r.totals))
+        totals = dict(zip(r.names, r.totals()))
         return Explanation(pod=pod_key, attempt=r.attempt, time=r.time, result=r.result, node=r.node,
                            message=r.message, rejections=rejections, scores=scores, totals=totals,
                            nominated_node=r.nominated)

@@ -41,7 +41,8 @@ NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 
 
 class ScheduleResult:
-    __slots__ = ("evaluated_nodes", "feasible_nodes", "nodes", "per_plugin", "statuses", "suggested_host", "totals")
+    __slots__ = ("all_nodes", "begin", "evaluated_nodes", "feasible_nodes", "nodes", "per_plugin", "statuses",
+                 "suggested_host", "totals")
 
     def __init__(self, suggested_host: str, evaluated_nodes: int, feasible_nodes: int) -> None:
         self.suggested_host = suggested_host
@@ -52,6 +53,10 @@ class ScheduleResult:
         self.per_plugin: dict[str, list[int]] = {}
         self.totals: list[int] = []
         self.statuses: dict[str, Status] = {}
+        # The cache's node list the scan went round and where it began: ``nodes`` is often a run of it, so an
+        # explanation can slice the names instead of reading every node's (explain.py).
+        self.all_nodes: list[NodeInfo] | None = None
+        self.begin = 0
 
 
 def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
@@ -170,6 +175,7 @@ def schedule_pod(fwk: Framework, cache: Cache, state: CycleState, pod: PodInfo, 
                 statuses[ni.name] = absent
 
     feasible: list[NodeInfo] = []
+    begin = 0
     # A nominated node (set by an earlier preemption) is tried first, alone (upstream evaluateNominatedNode).
     pst = pod.pod.status
     nominated = pst.nominated_node_name if pst is not None else None
@@ -183,8 +189,9 @@ def schedule_pod(fwk: Framework, cache: Cache, state: CycleState, pod: PodInfo, 
     next_start = start
     if not feasible:
         to_find = num_feasible_nodes_to_find(percentage, n) if nodes is all_nodes else n
+        begin = start % n if n else 0
         feasible, processed = find_feasible_nodes(
-            fwk, state, pod, nodes, begin=start % n if n else 0, to_find=to_find, statuses=statuses,
+            fwk, state, pod, nodes, begin=begin, to_find=to_find, statuses=statuses,
             nominated_nodes=cache.nominator.node_names(), restricted=cache.restricted)
         if nodes is all_nodes:
             next_start = (start + processed) % n_all
@@ -205,4 +212,6 @@ def schedule_pod(fwk: Framework, cache: Cache, state: CycleState, pod: PodInfo, 
     r.per_plugin = per_plugin
     r.totals = totals
     r.statuses = statuses
+    r.all_nodes = nodes
+    r.begin = begin
     return r, next_start

@@ -24,7 +24,7 @@ from kubelite.scheduler.framework.status import UNSCHEDULABLE_AND_UNRESOLVABLE
 from kubelite.scheduler.framework.types import NodeInfo
 from kubelite.scheduler.schedule_one import num_feasible_nodes_to_find, schedule_pod, select_host
 from kubelite.scheduler.scheduler import Scheduler
-from tests.scheduler.helpers import make_node, make_pod
+from tests.scheduler.helpers import make_node, make_pod, pod_dict
 
 Outcome = dict[str, Any]
 
@@ -571,3 +571,58 @@ def test_cache_label_index_follows_every_pod_placement() -> None:
                 for value in ("x", "y", "z"):
                     assert dict(cache.nodes_with_label(ns, "app", value)) == plain(ns, value), i
     assert live
+
+
+class _Listed:
+    """A lister over a dict of objects by name (what PodTopologySpread's default selector reads)."""
+
+    def __init__(self, objs: dict[str, Any]) -> None:
+        self.objs = objs
+
+    def namespace(self, ns: str) -> _Listed:
+        return self
+
+    def list(self) -> list[Any]:
+        return list(self.objs.values())
+
+    def get(self, name: str) -> Any:
+        return self.objs[name]
+
+
+@pytest.mark.parametrize("change", ["new-version", "same-version"], ids=["new-version", "same-version"])
+def test_topology_spread_default_selector_follows_its_owners_version(change: str) -> None:
+    """Upstream ``helper.DefaultSelector``: the owning ReplicaSet's selector, parsed once per ReplicaSet version (the
+    plugin remembers it by resourceVersion): a new version's selector is used at once, and the same version is not
+    parsed again."""
+    from kubelite.api.types import ReplicaSet, Service, StatefulSet
+    from kubelite.scheduler.plugins import pod_topology_spread
+
+    def rs(rv: str, app: str) -> ReplicaSet:
+        return msgspec.convert({"metadata": {"name": "web", "namespace": "default", "resourceVersion": rv},
+                                "spec": {"selector": {"matchLabels": {"app": app}}}}, ReplicaSet)
+
+    sets = _Listed({"web": rs("5", "a")})
+
+    class Informers:
+        def lister_for(self, cls: Any) -> _Listed:
+            return {Service: _Listed({}), ReplicaSet: sets, StatefulSet: _Listed({})}[cls]
+
+    class Handle:
+        informers = Informers()
+
+    plugin = pod_topology_spread.new({}, Handle())
+    body = pod_dict("p", labels={"app": "a"})
+    body["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "rs",
+                                            "controller": True}]
+    pod = PodInfo(msgspec.convert(body, Pod))
+    first = plugin._default_selector(pod)
+    assert first is not None and str(first) == "app=a"
+    parsed = pod_topology_spread._OWNER_SELECTORS.statistics()
+    sets.objs["web"] = rs("6", "b") if change == "new-version" else rs("5", "a")
+    again = plugin._default_selector(pod)
+    assert again is not None
+    after = pod_topology_spread._OWNER_SELECTORS.statistics()
+    if change == "new-version":
+        assert str(again) == "app=b" and after.misses == parsed.misses + 1
+    else:
+        assert again == first and after.hits == parsed.hits + 1 and after.misses == parsed.misses

@@ -34,6 +34,7 @@ from kubelite.api.labels import (
 )
 from kubelite.api.scheduling import pod_matches_node_selector_and_affinity
 from kubelite.api.types import ReplicaSet, Service, StatefulSet
+from kubelite.memo import BoundedCache
 from kubelite.scheduler.framework.cycle_state import CycleState
 from kubelite.scheduler.framework.interface import (
     ADD,
@@ -282,11 +283,19 @@ def _has_node_constraints(spec: Any) -> bool:
     return na is not None and na.required_during_scheduling_ignored_during_execution is not None
 
 
+#: (owner kind, namespace, name, resourceVersion) -> its selector's requirements: a version's selector never
+#: changes, and 1024 owners' worth covers every workload a scheduling burst spreads at once
+_OWNER_SELECTORS: BoundedCache[tuple[str, str, str, str], tuple[Requirement, ...]] = BoundedCache(
+    "scheduler.pod_topology_spread.owner_selectors", maxsize=1024)
+
+
 class PodTopologySpread:
     name = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Any) -> None:
         self.handle = handle
+        #: (the informer factory, its Service, ReplicaSet and StatefulSet listers), made on first use
+        self._listers: tuple[Any, Any, Any, Any] | None = None
         #: (namespace, selector) -> node name -> (node generation, matching pods), see pre_filter
         self._remembered: dict[tuple[str, Selector], dict[str, tuple[int, int]]] = {}
         #: (namespace, selector, topology key, all constraint keys) -> cluster-wide totals, see pre_score
@@ -328,9 +337,13 @@ class PodTopologySpread:
         informers = self.handle.informers
         if informers is None:
             return None
+        listers = self._listers
+        if listers is None or listers[0] is not informers:
+            listers = self._listers = (informers, informers.lister_for(Service), informers.lister_for(ReplicaSet),
+                                       informers.lister_for(StatefulSet))
         labels: dict[str, str] = {}
         reqs: list[Requirement] = []
-        for svc in informers.lister_for(Service).namespace(pod.namespace).list():
+        for svc in listers[1].namespace(pod.namespace).list():
             sel = svc.spec.selector if svc.spec is not None else None
             if sel and selector_from_set(sel).matches(pod.labels):
                 labels.update(sel)
@@ -338,15 +351,21 @@ class PodTopologySpread:
         for ref in (meta.owner_references if meta is not None else None) or ():
             if not ref.controller or ref.kind not in ("ReplicaSet", "StatefulSet"):
                 continue
-            cls = ReplicaSet if ref.kind == "ReplicaSet" else StatefulSet
             try:
-                owner = informers.lister_for(cls).namespace(pod.namespace).get(ref.name or "")
+                owner = listers[2 if ref.kind == "ReplicaSet" else 3].namespace(pod.namespace).get(ref.name or "")
             except Exception:  # not cached (yet): no selector from it
                 continue
             ls = owner.spec.selector if owner.spec is not None else None
             if ls is not None:
-                s = selector_from_label_selector(msgspec.to_builtins(ls))
-                reqs.extend(s.requirements)
+                rv = owner.metadata.resource_version if owner.metadata is not None else None
+                # one parse per owner version (each of a Deployment's pods asks for its ReplicaSet's)
+                key = (ref.kind, pod.namespace, ref.name or "", rv or "")
+                got = _OWNER_SELECTORS.get(key) if rv else None
+                if got is None:
+                    got = selector_from_label_selector(msgspec.to_builtins(ls)).requirements
+                    if rv:
+                        _OWNER_SELECTORS.put(key, got)
+                reqs.extend(got)
         if not labels and not reqs:
             return None
         return selector_from_set(labels).add(*reqs)
