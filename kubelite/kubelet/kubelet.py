@@ -5,10 +5,10 @@ Follows ``pkg/kubelet/kubelet.go`` (``Run``, ``syncLoop``, ``HandlePodAdditions`
 once a terminating pod's containers are gone), ``nodelease`` and ``kubelet_node_status.go``.
 
 Contract:
-- **Through the API only.** Pods come from an informer on ``spec.nodeName=<node>``; ConfigMaps, Secrets,
-  PVCs and Services from informers (shared through ``informers=`` and ``dns=`` when given); every write goes through the client:
-  the Node (create, then status patches when something changed and every 5 min) and the Lease (an update
-  every 10 s), both by :mod:`kubelite.kubelet.heartbeat` (on the pool's one heartbeat wheel, ``heartbeats=``,
+- **Through the API only.** Pods come from an informer on ``spec.nodeName=<node>``; ConfigMaps, Secrets and
+  PVCs from informers (shared through ``informers=`` when given), DNS answers from the cluster DNS
+  (``dns=``); every write goes through the client: the Node (create, then status patches when something
+  changed and every 5 min) and the Lease (an update every 10 s), both by :mod:`kubelite.kubelet.heartbeat` (on the pool's one heartbeat wheel, ``heartbeats=``,
   or a wheel of the kubelet's own); pod status (merge patches of ``pods/status``
   with only the top-level fields that changed; nothing is sent when nothing changed; all changes of one
   instant go out as one patch); pod deletion.
@@ -62,10 +62,11 @@ __all__ = ["DEFAULT_CAPACITY", "Kubelet"]
 log = get_logger("kubelite.kubelet")
 
 DEFAULT_CAPACITY = {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"}
-#: what a kubelet reads through informers besides its pods and Node: volume sources, pull secrets, and the
-#: what the kubelet reads through informers: volumes' ConfigMaps, Secrets and PVCs, and Services (upstream's
-#: serviceLister); its pods' DNS answers come from the cluster DNS (``dns=``), not from these
-LOOKUP_RESOURCES = ("configmaps", "secrets", "persistentvolumeclaims", "services")
+#: what a kubelet reads through informers besides its pods and Node: its volumes' ConfigMaps, Secrets and PVCs
+#: (and its pull secrets). No Services: upstream's serviceLister feeds only the service-link environment
+#: variables (``enableServiceLinks``), which kubelite's containers do not model, and its pods' DNS answers
+#: come from the cluster DNS (``dns=``)
+LOOKUP_RESOURCES = ("configmaps", "secrets", "persistentvolumeclaims")
 #: status_manager's syncPeriod: how often statuses the API does not have yet are written again
 STATUS_SYNC_PERIOD = 10.0
 DEFAULT_RESERVED = {"cpu": "100m", "memory": "356Mi", "ephemeral-storage": "10Gi"}  # incl. 100Mi eviction
