@@ -76,8 +76,8 @@ def _running(pool: NodePool) -> int:
         inf = k._informer
         if inf is None:
             continue
-        for p in inf.get_indexer().list():
-            if (p.get("status") or {}).get("phase") == "Running":
+        for p in inf.get_indexer().list():  # the typed Pod views the kubelet's informer holds
+            if p.status is not None and p.status.phase == "Running":
                 n += 1
     return n
 

@@ -10,7 +10,8 @@ Reasons and messages are upstream's: ``OutOfcpu``, ``OutOfmemory``, ``OutOfephem
 2000, used: 0, capacity: 1000"`` (``capacity`` is the allocatable, as upstream prints it);
 ``NodeAffinity`` with ``"Predicate NodeAffinity failed"``; ``TaintToleration`` with ``"Predicate
 TaintToleration failed"`` for an untolerated ``NoExecute`` taint. Labels and taints are the live
-Node's (the kubelet's node informer). Pure functions over plain dicts.
+Node's (the kubelet's node informer, as the API's JSON). Pure functions over the typed pod (the kubelet's
+shared read-only view).
 """
 
 from __future__ import annotations
@@ -18,14 +19,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from kubelite.api.types.core_v1 import NodeSelectorRequirement, Pod, PodSpec, Toleration
+
 __all__ = ["AdmitResult", "admit", "host_ports", "node_affinity_matches", "tolerates"]
 
 AdmitResult = tuple[str, str] | None
 _ORDER = ("cpu", "memory", "ephemeral-storage")
 
+_EMPTY_SPEC = PodSpec()
 
-def _expr_matches(expr: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
-    key, op, values = expr.get("key", ""), expr.get("operator", ""), expr.get("values") or ()
+
+def _expr_matches(expr: NodeSelectorRequirement, labels: Mapping[str, str]) -> bool:
+    key, op, values = expr.key or "", expr.operator or "", expr.values or ()
     have = labels.get(key)
     if op == "In":
         return have is not None and have in values
@@ -44,21 +49,21 @@ def _expr_matches(expr: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
     return False
 
 
-def node_affinity_matches(pod_spec: Mapping[str, Any], node_labels: Mapping[str, str],
-                          node_name: str = "") -> bool:
+def node_affinity_matches(pod_spec: PodSpec, node_labels: Mapping[str, str], node_name: str = "") -> bool:
     """``nodeSelector`` and ``requiredDuringSchedulingIgnoredDuringExecution`` (terms ORed, expressions
     ANDed; ``matchFields`` supports ``metadata.name``), as component-helpers' ``GetRequiredNodeAffinity``."""
-    for k, v in (pod_spec.get("nodeSelector") or {}).items():
+    for k, v in (pod_spec.node_selector or {}).items():
         if node_labels.get(k) != v:
             return False
-    required = (((pod_spec.get("affinity") or {}).get("nodeAffinity") or {})
-                .get("requiredDuringSchedulingIgnoredDuringExecution"))
-    if not required:
+    affinity = pod_spec.affinity
+    node_affinity = affinity.node_affinity if affinity is not None else None
+    required = node_affinity.required_during_scheduling_ignored_during_execution if node_affinity else None
+    if required is None:
         return True
     fields = {"metadata.name": node_name}
-    for term in required.get("nodeSelectorTerms") or ():
-        exprs = term.get("matchExpressions") or ()
-        fexprs = term.get("matchFields") or ()
+    for term in required.node_selector_terms or ():
+        exprs = term.match_expressions or ()
+        fexprs = term.match_fields or ()
         if not exprs and not fexprs:
             continue
         if all(_expr_matches(e, node_labels) for e in exprs) and all(_expr_matches(e, fields) for e in fexprs):
@@ -66,39 +71,41 @@ def node_affinity_matches(pod_spec: Mapping[str, Any], node_labels: Mapping[str,
     return False
 
 
-def host_ports(spec: Mapping[str, Any]) -> Iterable[tuple[str, str, int]]:
+def host_ports(spec: PodSpec | None) -> Iterable[tuple[str, str, int]]:
     """(hostIP, protocol, hostPort) of every container port that asks for a host port."""
-    for c in (*(spec.get("initContainers") or ()), *(spec.get("containers") or ())):
-        for p in c.get("ports") or ():
-            if p.get("hostPort"):
-                yield (p.get("hostIP") or "0.0.0.0", p.get("protocol") or "TCP", int(p["hostPort"]))
+    if spec is None:
+        return
+    for c in (*(spec.init_containers or ()), *(spec.containers or ())):
+        for p in c.ports or ():
+            if p.host_port:
+                yield (p.host_ip or "0.0.0.0", p.protocol or "TCP", int(p.host_port))
 
 
-def tolerates(tolerations: Iterable[Mapping[str, Any]], taint: Mapping[str, Any]) -> bool:
+def tolerates(tolerations: Iterable[Toleration], taint: Mapping[str, Any]) -> bool:
     """Whether any toleration tolerates ``taint`` (``Toleration.ToleratesTaint``: an effect and a key, when
     set, must match; ``Exists`` then tolerates, ``Equal`` (the default) compares values)."""
     for t in tolerations:
-        if t.get("effect") and t.get("effect") != taint.get("effect"):
+        if t.effect and t.effect != taint.get("effect"):
             continue
-        if t.get("key") and t.get("key") != taint.get("key"):
+        if t.key and t.key != taint.get("key"):
             continue
-        op = t.get("operator") or "Equal"
-        if op == "Exists" or (op == "Equal" and (t.get("value") or "") == (taint.get("value") or "")):
+        op = t.operator or "Equal"
+        if op == "Exists" or (op == "Equal" and (t.value or "") == (taint.get("value") or "")):
             return True
     return False
 
 
-def admit(pod: Mapping[str, Any], requests: Mapping[str, int], *, node_name: str,
+def admit(pod: Pod, requests: Mapping[str, int], *, node_name: str,
           node_labels: Mapping[str, str], allocatable: Mapping[str, int], used: Mapping[str, int],
           admitted_pods: int, used_host_ports: Iterable[tuple[str, str, int]] = (),
           taints: Iterable[Mapping[str, Any]] = ()) -> AdmitResult:
     """``(reason, message)`` when ``pod`` must be rejected, else None. ``used`` sums the requests of the
     pods already admitted (and not terminal); ``allocatable`` includes ``pods``; ``taints`` are the live
     node's (only ``NoExecute`` ones count, as upstream's admission filter)."""
-    spec = pod.get("spec") or {}
+    spec = pod.spec if pod.spec is not None else _EMPTY_SPEC
     if not node_affinity_matches(spec, node_labels, node_name):
         return "NodeAffinity", "Predicate NodeAffinity failed"
-    tolerations = spec.get("tolerations") or ()
+    tolerations = spec.tolerations or ()
     for taint in taints:
         if taint.get("effect") == "NoExecute" and not tolerates(tolerations, taint):
             return "TaintToleration", "Predicate TaintToleration failed"

@@ -43,12 +43,15 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from kubelite.memo import memoize
+
+if TYPE_CHECKING:
+    from kubelite.api.types.core_v1 import Container
 
 __all__ = ["FOREVER", "Behaviour", "behaviour", "exec_probe", "file_exists", "script_behaviour"]
 
@@ -125,15 +128,15 @@ def _image_name(image: str) -> str:
     return name
 
 
-def _env(spec: Mapping[str, Any]) -> set[str]:
-    return {e.get("name", "") for e in spec.get("env") or () if isinstance(e, Mapping)}
+def _env(spec: Container) -> set[str]:
+    return {e.name or "" for e in spec.env or ()}
 
 
-def _image_default(spec: Mapping[str, Any]) -> Behaviour | None:
+def _image_default(spec: Container) -> Behaviour | None:
     """The image's own ENTRYPOINT/CMD (no command, no args), for the images whose default we know."""
-    name = _image_name(str(spec.get("image") or ""))
+    name = _image_name(spec.image or "")
     if name in _SHELL_IMAGES or name.rsplit("/", 1)[-1] in ("busybox", "alpine", "debian", "ubuntu"):
-        return None if spec.get("stdin") or spec.get("tty") else _DONE
+        return None if spec.stdin or spec.tty else _DONE
     env = _env(spec)
     if name == "postgres" and not env & {"POSTGRES_PASSWORD", "POSTGRES_HOST_AUTH_METHOD"}:
         return Behaviour(0.5, 1)  # "Database is uninitialized and superuser password is not specified."
@@ -145,11 +148,11 @@ def _image_default(spec: Mapping[str, Any]) -> Behaviour | None:
     return None
 
 
-def behaviour(spec: Mapping[str, Any]) -> Behaviour | None:
-    """What the container ``spec`` does by its command, args and image; None: nothing is known (the
+def behaviour(spec: Container) -> Behaviour | None:
+    """What the container ``spec`` (typed) does by its command, args and image; None: nothing is known (the
     image profile decides, by default a process that serves until killed)."""
-    command = spec.get("command") or ()
-    args = spec.get("args") or ()
+    command = spec.command or ()
+    args = spec.args or ()
     if not command and not args:
         return _image_default(spec)
     argv = tuple(str(a) for a in (*command, *args))

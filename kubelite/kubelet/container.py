@@ -10,19 +10,15 @@ waiting reason and message, readiness and the ``started`` flag.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
-from typing import Any
 
 from kubelite.api.podresources import quantity_units
+from kubelite.api.types.core_v1 import Container
 from kubelite.kubelet.command import Behaviour
 from kubelite.kubelet.lifecycle import Step, check
 from kubelite.kubelet.probes import LIVENESS, READINESS, STARTUP, ProbeSpec, ProbeWorker
 from kubelite.workload import ImageProfile, RunPlan, memory_at
 
 __all__ = ["ContainerRecord", "Terminated"]
-
-_PROBES = ((STARTUP, "startupProbe"), (LIVENESS, "livenessProbe"), (READINESS, "readinessProbe"))
-
 
 class Terminated:
     """A finished run (``lastState.terminated`` / ``state.terminated``)."""
@@ -45,19 +41,21 @@ class ContainerRecord:
                  "restart_count", "sidecar", "spec", "start_error", "started_at", "started_flag", "step",
                  "stop_code", "term_reason", "until", "wait", "waiting_message", "waiting_reason")
 
-    def __init__(self, spec: Mapping[str, Any], *, init: bool, pod_uid: str = "") -> None:
-        self.spec = spec
-        self.name: str = spec.get("name", "")
+    def __init__(self, spec: Container, *, init: bool, pod_uid: str = "") -> None:
+        self.spec = spec  # the typed container of the pod's shared read-only view (never mutated)
+        self.name: str = spec.name or ""
         self.init = init
-        self.sidecar = init and spec.get("restartPolicy") == "Always"
-        self.image: str = spec.get("image", "")
-        self.pull_policy: str | None = spec.get("imagePullPolicy")
+        self.sidecar = init and spec.restart_policy == "Always"
+        self.image: str = spec.image or ""
+        self.pull_policy: str | None = spec.image_pull_policy
         self.field_path = f"spec.{'initContainers' if init else 'containers'}{{{self.name}}}"
         self.backoff_key: tuple[str, ...] = (pod_uid, self.name)
-        limits = (spec.get("resources") or {}).get("limits") or {}
+        limits = (spec.resources.limits if spec.resources is not None else None) or {}
         self.memory_limit: int | None = quantity_units("memory", limits["memory"]) if "memory" in limits else None
-        self.probe_specs = [ProbeSpec(kind, spec[field]) for kind, field in _PROBES
-                            if spec.get(field) and (not init or self.sidecar)]
+        self.probe_specs = [ProbeSpec(kind, probe) for kind, probe in
+                            ((STARTUP, spec.startup_probe), (LIVENESS, spec.liveness_probe),
+                             (READINESS, spec.readiness_probe))
+                            if probe is not None and (not init or self.sidecar)]
         self.step = Step.IMAGE
         self.waiting_reason = "ContainerCreating"
         self.waiting_message = ""

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kubelite.api.types.core_v1 import Pod
+
 __all__ = ["DEFAULT_THRESHOLD", "PRESSURE_TRANSITION_PERIOD", "PodUsage", "eviction_message", "rank_for_memory"]
 
 DEFAULT_THRESHOLD = 100 * 2**20
@@ -26,13 +28,13 @@ MONITORING_INTERVAL = 10.0
 class PodUsage:
     __slots__ = ("containers", "key", "pod", "priority", "request", "usage")
 
-    def __init__(self, key: Any, pod: Mapping[str, Any], usage: int, request: int,
+    def __init__(self, key: Any, pod: Pod, usage: int, request: int,
                  containers: Mapping[str, tuple[int, int]]) -> None:
         self.key = key
         self.pod = pod
         self.usage = usage
         self.request = request
-        self.priority = int((pod.get("spec") or {}).get("priority") or 0)
+        self.priority = int((pod.spec.priority if pod.spec is not None else None) or 0)
         self.containers = containers  # name -> (usage, request)
 
 

@@ -5,10 +5,10 @@ Follows ``pkg/kubelet/kubelet.go`` (``Run``, ``syncLoop``, ``HandlePodAdditions`
 once a terminating pod's containers are gone), ``nodelease`` and ``kubelet_node_status.go``.
 
 Contract:
-- **Through the API only.** Pods come from an informer on ``spec.nodeName=<node>``; ConfigMaps, Secrets,
-  PVCs and Services from informers (shared through ``informers=`` and ``dns=`` when given); every write goes through the client:
-  the Node (create, then status patches when something changed and every 5 min) and the Lease (an update
-  every 10 s), both by :mod:`kubelite.kubelet.heartbeat` (on the pool's one heartbeat wheel, ``heartbeats=``,
+- **Through the API only.** Pods come from an informer on ``spec.nodeName=<node>``; ConfigMaps, Secrets and
+  PVCs from informers (shared through ``informers=`` when given), DNS answers from the cluster DNS
+  (``dns=``); every write goes through the client: the Node (create, then status patches when something
+  changed and every 5 min) and the Lease (an update every 10 s), both by :mod:`kubelite.kubelet.heartbeat` (on the pool's one heartbeat wheel, ``heartbeats=``,
   or a wheel of the kubelet's own); pod status (merge patches of ``pods/status``
   with only the top-level fields that changed; nothing is sent when nothing changed; all changes of one
   instant go out as one patch); pod deletion.
@@ -33,6 +33,7 @@ import msgspec
 
 from kubelite.api.podresources import pod_requests, quantity_units
 from kubelite.api.types import Node
+from kubelite.api.types.core_v1 import Container, Pod
 from kubelite.client import Client
 from kubelite.clock import Clock, format_time
 from kubelite.errors import ApiError, Conflict, NotFound
@@ -61,10 +62,11 @@ __all__ = ["DEFAULT_CAPACITY", "Kubelet"]
 log = get_logger("kubelite.kubelet")
 
 DEFAULT_CAPACITY = {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"}
-#: what a kubelet reads through informers besides its pods and Node: volume sources, pull secrets, and the
-#: what the kubelet reads through informers: volumes' ConfigMaps, Secrets and PVCs, and Services (upstream's
-#: serviceLister); its pods' DNS answers come from the cluster DNS (``dns=``), not from these
-LOOKUP_RESOURCES = ("configmaps", "secrets", "persistentvolumeclaims", "services")
+#: what a kubelet reads through informers besides its pods and Node: its volumes' ConfigMaps, Secrets and PVCs
+#: (and its pull secrets). No Services: upstream's serviceLister feeds only the service-link environment
+#: variables (``enableServiceLinks``), which kubelite's containers do not model, and its pods' DNS answers
+#: come from the cluster DNS (``dns=``)
+LOOKUP_RESOURCES = ("configmaps", "secrets", "persistentvolumeclaims")
 #: status_manager's syncPeriod: how often statuses the API does not have yet are written again
 STATUS_SYNC_PERIOD = 10.0
 DEFAULT_RESERVED = {"cpu": "100m", "memory": "356Mi", "ephemeral-storage": "10Gi"}  # incl. 100Mi eviction
@@ -183,7 +185,10 @@ class Kubelet:
                 await self.clock.sleep(delay)
                 delay = min(delay * 2, 7.0)
         self._setup_lookups()
-        informer = SharedIndexInformer(self.client, "pods", clock=self.clock, rng=self.rng,
+        # the typed Pod: the shared frozen view every other Pod informer of the control plane holds (the
+        # scheduler's, the controllers'), so a pod's write costs this kubelet a reference, not a decode and a
+        # dict of its own (upstream's kubelet shares its informer's cached *v1.Pod the same way)
+        informer = SharedIndexInformer(self.client, Pod, clock=self.clock, rng=self.rng,
                                        fields={"spec.nodeName": self.node_name})
         informer.add_event_handler(ResourceEventHandlerFuncs(
             on_add=self._on_add, on_update=self._on_update, on_delete=self._on_delete))
@@ -293,13 +298,13 @@ class Kubelet:
         if w is not None and self.running:
             self._sync(w)
 
-    def _pull_credentials(self, pod: Mapping[str, Any]) -> dict[str, str]:
+    def _pull_credentials(self, pod: Pod) -> dict[str, str]:
         """Registry host -> the name of the pod's imagePullSecret holding credentials for it
         (``kubernetes.io/dockerconfigjson`` ``auths`` or the legacy ``dockercfg``)."""
         out: dict[str, str] = {}
-        ns = (pod.get("metadata") or {}).get("namespace", "")
-        for ref in (pod.get("spec") or {}).get("imagePullSecrets") or ():
-            name = (ref or {}).get("name", "")
+        ns = pod.metadata.namespace or ""
+        for ref in (pod.spec.image_pull_secrets if pod.spec is not None else None) or ():
+            name = ref.name or ""
             secret = self.lookup.secret(ns, name) if self.lookup.secret is not None else None
             for host in docker_config_hosts(secret):
                 out.setdefault(host, name)
@@ -360,8 +365,8 @@ class Kubelet:
         self.heartbeat.mark_dirty()
 
     # --- pods from the informer ---
-    def _on_add(self, pod: dict[str, Any]) -> None:
-        uid = pod["metadata"].get("uid", "")
+    def _on_add(self, pod: Pod) -> None:
+        uid = pod.metadata.uid or ""
         w = self.workers.get(uid)
         if w is not None:
             w.pod = pod
@@ -370,26 +375,26 @@ class Kubelet:
         now = self.clock.now()
         w = PodWorker(self.runtime, pod, now)
         self.workers[uid] = w
-        phase = (pod.get("status") or {}).get("phase")
+        phase = pod.status.phase if pod.status is not None else None
         if phase in ("Succeeded", "Failed"):
             w.stage = Stage.TERMINATED  # already terminal (e.g. seen again after a restart): leave it be
-            self._sent[uid] = pod.get("status") or {}
+            self._sent[uid] = _api_status(pod)
             return
         self._admit(w)
         self._sync(w)
 
-    def _on_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
-        w = self.workers.get(new["metadata"].get("uid", ""))
+    def _on_update(self, old: Pod, new: Pod) -> None:
+        w = self.workers.get(new.metadata.uid or "")
         if w is None:
             self._on_add(new)
             return
         w.pod = new
-        if new["metadata"].get("deletionTimestamp") and not old["metadata"].get("deletionTimestamp"):
+        if new.metadata.deletion_timestamp and not old.metadata.deletion_timestamp:
             self._sync(w)
 
     def _on_delete(self, pod: Any) -> None:
-        obj = getattr(pod, "obj", pod)  # a DeletedFinalStateUnknown carries the last known object
-        uid = (obj.get("metadata") or {}).get("uid", "")
+        obj: Pod = getattr(pod, "obj", pod)  # a DeletedFinalStateUnknown carries the last known object
+        uid = obj.metadata.uid or ""
         w = self.workers.pop(uid, None)
         if w is None:
             return
@@ -416,8 +421,7 @@ class Kubelet:
             try:
                 devices.allocate_pod(w.uid, (
                     (rec.name, rec.init, rec.sidecar,
-                     {r: quantity_units(r, q) for r, q in
-                      ((rec.spec.get("resources") or {}).get("limits") or {}).items() if "/" in r})
+                     {r: quantity_units(r, q) for r, q in _limits(rec.spec).items() if "/" in r})
                     for rec in w.containers))
             except UnexpectedAdmissionError as e:
                 w.reject("UnexpectedAdmissionError", str(e))
@@ -432,7 +436,7 @@ class Kubelet:
             for r, n in other.requests.items():
                 used[r] = used.get(r, 0) + n
             # upstream's NodePorts admission check sees the host ports of every admitted pod
-            ports.extend(host_ports(other.pod.get("spec") or {}))
+            ports.extend(host_ports(other.pod.spec))
         alloc = self._alloc_units
         if alloc is None:  # no Node from the API yet: getNodeAnyWay's initial node
             alloc = _units(self.allocatable())
@@ -451,13 +455,13 @@ class Kubelet:
         now = self.clock.now()
         had_running = _running_count(w)
         wake = w.sync(now)
-        status = build_status(w, now, self._sent.get(w.uid) or w.pod.get("status"))
+        status = build_status(w, now, self._sent.get(w.uid) or _api_status(w.pod))
         if status != self._sent.get(w.uid):
             self._dirty[w.uid] = w
             w.pending_status = status
             if self._wake is not None:
                 self._wake.set()
-        if w.stage == Stage.TERMINATED and (w.pod["metadata"].get("deletionTimestamp")):
+        if w.stage == Stage.TERMINATED and w.pod.metadata.deletion_timestamp:
             self._to_delete[w.uid] = w
             if self._wake is not None:
                 self._wake.set()
@@ -499,7 +503,7 @@ class Kubelet:
                 sent = self._sent.get(uid)
                 # a minimal patch: only the top-level fields that differ from what we (or, before our first
                 # write, the API) last said; fields only we wrote and no longer report are removed
-                base = sent if sent is not None else (w.pod.get("status") or {})
+                base = sent if sent is not None else _api_status(w.pod)
                 patch = {k: v for k, v in status.items() if base.get(k) != v}
                 if sent is not None:
                     for k in sent:
@@ -552,9 +556,9 @@ class Kubelet:
             if self.workers.get(uid) is not w:
                 continue
             now = self.clock.now()
-            w.pending_status = build_status(w, now, self._sent.get(uid) or w.pod.get("status"))
+            w.pending_status = build_status(w, now, self._sent.get(uid) or _api_status(w.pod))
             self._dirty[uid] = w
-            if w.stage == Stage.TERMINATED and w.pod["metadata"].get("deletionTimestamp"):
+            if w.stage == Stage.TERMINATED and w.pod.metadata.deletion_timestamp:
                 self._to_delete[uid] = w
         if self._wake is not None:
             self._wake.set()
@@ -749,8 +753,8 @@ class Kubelet:
         w = self.worker(namespace, pod)
         if w is None:
             raise KeyError(f"{namespace}/{pod}")
-        env = {e["name"]: str(e.get("value", "")) for rec in w.containers if rec.name == container
-               for e in rec.spec.get("env") or () if "value" in e}
+        env = {e.name or "": e.value for rec in w.containers if rec.name == container
+               for e in rec.spec.env or () if e.value is not None}
         env.update(self.devices.env(w.uid, container))
         return env
 
@@ -771,14 +775,27 @@ class Kubelet:
         return []
 
 
+def _api_status(pod: Pod) -> dict[str, Any]:
+    """The pod's status as the API has it, as the JSON a status patch is compared with (read only before
+    the kubelet's first write of the pod and when it has written nothing since it saw it)."""
+    return msgspec.to_builtins(pod.status) if pod.status is not None else {}  # type: ignore[no-any-return]
+
+
+def _limits(c: Container) -> Mapping[str, Any]:
+    return (c.resources.limits if c.resources is not None else None) or {}
+
+
+def _requests(c: Container) -> Mapping[str, Any]:
+    return (c.resources.requests if c.resources is not None else None) or {}
+
+
 def _units(quantities: Mapping[str, Any]) -> dict[str, int]:
     return {r: quantity_units(r, q) for r, q in quantities.items()}
 
 
 def _pod_usage(w: PodWorker, per: Mapping[str, int]) -> ev.PodUsage:
     """rankMemoryPressure's input for one pod: its usage against its containers' memory requests."""
-    reqs = {r.name: quantity_units("memory", ((r.spec.get("resources") or {}).get("requests") or {}).get("memory", 0))
-            for r in w.containers}
+    reqs = {r.name: quantity_units("memory", _requests(r.spec).get("memory", 0)) for r in w.containers}
     return ev.PodUsage(w, w.pod, sum(per.values()), sum(reqs.get(n, 0) for n in per),
                        {n: (u, reqs.get(n, 0)) for n, u in per.items()})
 

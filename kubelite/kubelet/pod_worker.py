@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
+from kubelite.api.types.core_v1 import Pod, PodSpec
 from kubelite.kubelet import images as im
 from kubelite.kubelet.backoff import Backoff
 from kubelite.kubelet.command import behaviour
@@ -53,6 +54,7 @@ SYNC_RETRY = 10.0
 #: ``CrashLoopBackOff``) reaches the status with the next sync, one relist later.
 SYNC_LAG = 1.0
 _MOUNT_BACKOFF = (0.5, 122.0)  # goroutinemap exponentialbackoff: 500 ms doubling to 2m2s
+_EMPTY_SPEC = PodSpec()
 
 
 class Stage:
@@ -88,7 +90,7 @@ class NodeRuntime:
         self.crash_requests: set[tuple[str, str]] = set()  # (pod uid, container): fault switch
         #: the registry hosts a pod's imagePullSecrets hold credentials for (set by the kubelet)
         self.await_pod_cidr = False  # the node has no pod CIDR yet (the IPAM controller will assign one)
-        self.pull_credentials: Callable[[Mapping[str, Any]], dict[str, str]] = lambda pod: {}
+        self.pull_credentials: Callable[[Pod], dict[str, str]] = lambda pod: {}
         #: whether a DNS lookup of (name, from namespace) answers; wait_for_name(name, namespace, pod uid)
         #: syncs the pod again when it may (set by the kubelet: :class:`~kubelite.kubelet.dns.PodDNS`,
         #: the cluster DNS)
@@ -96,10 +98,10 @@ class NodeRuntime:
         self.wait_for_name: Callable[[str, str, str], None] = lambda name, namespace, uid: None
 
 
-def _ref(pod: Mapping[str, Any], field_path: str = "") -> dict[str, str]:
-    meta = pod.get("metadata") or {}
-    ref = {"apiVersion": "v1", "kind": "Pod", "namespace": meta.get("namespace", ""),
-           "name": meta.get("name", ""), "uid": meta.get("uid", "")}
+def _ref(pod: Pod, field_path: str = "") -> dict[str, str]:
+    meta = pod.metadata
+    ref = {"apiVersion": "v1", "kind": "Pod", "namespace": meta.namespace or "", "name": meta.name or "",
+           "uid": meta.uid or ""}
     if field_path:
         ref["fieldPath"] = field_path
     return ref
@@ -108,15 +110,16 @@ def _ref(pod: Mapping[str, Any], field_path: str = "") -> dict[str, str]:
 class PodWorker:
     """See the module docstring."""
 
-    def __init__(self, rt: NodeRuntime, pod: dict[str, Any], now: float) -> None:
+    def __init__(self, rt: NodeRuntime, pod: Pod, now: float) -> None:
         self.rt = rt
+        #: the pod as the kubelet's informer has it: the shared, read-only typed view (replaced on update)
         self.pod = pod
-        meta = pod["metadata"]
-        self.uid: str = meta.get("uid", "")
-        self.namespace: str = meta.get("namespace", "")
-        self.name: str = meta.get("name", "")
-        spec = pod.get("spec") or {}
-        self.restart_policy: str = spec.get("restartPolicy") or "Always"
+        meta = pod.metadata
+        self.uid: str = meta.uid or ""
+        self.namespace: str = meta.namespace or ""
+        self.name: str = meta.name or ""
+        spec = pod.spec if pod.spec is not None else _EMPTY_SPEC
+        self.restart_policy: str = spec.restart_policy or "Always"
         self.stage = Stage.SANDBOX
         self.start_time = now
         self.pod_ip: str | None = None
@@ -134,14 +137,14 @@ class PodWorker:
         self.pending_status: dict[str, Any] = {}  # the kubelet's status manager: latest, not yet written
         self.containers: list[ContainerRecord] = []
         ports: dict[str, int] = {}
-        for c in (spec.get("initContainers") or ()):
+        for c in spec.init_containers or ():
             self.containers.append(ContainerRecord(c, init=True, pod_uid=self.uid))
-        for c in (spec.get("containers") or ()):
+        for c in spec.containers or ():
             self.containers.append(ContainerRecord(c, init=False, pod_uid=self.uid))
         for rec in self.containers:
-            for p in rec.spec.get("ports") or ():
-                if p.get("name"):
-                    ports[p["name"]] = int(p.get("containerPort") or 0)
+            for p in rec.spec.ports or ():
+                if p.name:
+                    ports[p.name] = int(p.container_port or 0)
         self.ports = ports
 
     # --- helpers ---
@@ -161,11 +164,8 @@ class PodWorker:
         return at
 
     def grace_period(self) -> float:
-        meta = self.pod.get("metadata") or {}
-        g = meta.get("deletionGracePeriodSeconds")
-        if g is None:
-            g = (self.pod.get("spec") or {}).get("terminationGracePeriodSeconds")
-        return float(30 if g is None else g)
+        g = self.pod.metadata.deletion_grace_period_seconds
+        return float(g) if g is not None else self.grace_period_spec()
 
     @property
     def terminal(self) -> bool:
@@ -175,21 +175,22 @@ class PodWorker:
     def sync(self, now: float) -> float | None:
         """Advance to ``now``; returns the next wake-up time (see the module docstring)."""
         wake = self._sync(now)
-        deadline = (self.pod.get("spec") or {}).get("activeDeadlineSeconds")
+        spec = self.pod.spec
+        deadline = spec.active_deadline_seconds if spec is not None else None
         if deadline is not None and self.stage in (Stage.SANDBOX, Stage.VOLUMES, Stage.CONTAINERS):
             wake = _min(wake, self.start_time + float(deadline))
         return wake
 
     def _sync(self, now: float) -> float | None:
         live = self.stage in (Stage.SANDBOX, Stage.VOLUMES, Stage.CONTAINERS)
-        deadline = (self.pod.get("spec") or {}).get("activeDeadlineSeconds")
+        spec = self.pod.spec
+        deadline = spec.active_deadline_seconds if spec is not None else None
         if live and deadline is not None and now >= self.start_time + float(deadline):
             # activeDeadlineHandler: the pod fails with DeadlineExceeded and its containers are killed
             msg = "Pod was active on the node longer than the specified deadline"
             self.event(WARNING, "DeadlineExceeded", msg)
             self.begin_termination(now, self.grace_period_spec(), reason="DeadlineExceeded", message=msg)
-        if self.stage in (Stage.SANDBOX, Stage.VOLUMES, Stage.CONTAINERS) and \
-                (self.pod.get("metadata") or {}).get("deletionTimestamp"):
+        if self.stage in (Stage.SANDBOX, Stage.VOLUMES, Stage.CONTAINERS) and self.pod.metadata.deletion_timestamp:
             self.begin_termination(now, self.grace_period())
         if self.stage == Stage.SANDBOX:
             wake = self._sync_sandbox(now)
@@ -344,7 +345,7 @@ class PodWorker:
                     base = rt.registry.lookup(rec.image) or rt.registry.default
                     base = self._command_profile(rec, base)
                     try:
-                        profile = profile_for(base, (self.pod.get("metadata") or {}).get("annotations"), rec.name)
+                        profile = profile_for(base, self.pod.metadata.annotations, rec.name)
                     except ValueError as e:
                         err = str(e)
                 if err is not None or profile is None:
@@ -500,7 +501,8 @@ class PodWorker:
         return wake
 
     def grace_period_spec(self) -> float:
-        g = (self.pod.get("spec") or {}).get("terminationGracePeriodSeconds")
+        spec = self.pod.spec
+        g = spec.termination_grace_period_seconds if spec is not None else None
         return float(30 if g is None else g)
 
     def _stop(self, rec: ContainerRecord, now: float, grace: float) -> None:
@@ -612,9 +614,9 @@ class PodWorker:
         return {rec.name: rec.memory_at(now) for rec in self.containers if rec.step in (Step.RUNNING, Step.STOPPING)}
 
 
-def _overrides(pod: Mapping[str, Any], container: str) -> str:
+def _overrides(pod: Pod, container: str) -> str:
     """The pod's profile override annotations for ``container`` (raw text, to see what they set)."""
-    ann = (pod.get("metadata") or {}).get("annotations") or {}
+    ann = pod.metadata.annotations or {}
     return f"{ann.get(PROFILE_ANNOTATION, '')}\n{ann.get(f'{PROFILE_ANNOTATION}.{container}', '')}"
 
 

@@ -25,6 +25,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
+from kubelite.api.types.core_v1 import Probe
 from kubelite.kubelet.command import exec_probe, file_exists
 from kubelite.workload import ImageProfile
 
@@ -42,18 +43,18 @@ class ProbeSpec:
     __slots__ = ("exec_rule", "failure_threshold", "handler", "initial_delay", "kind", "period",
                  "success_threshold", "termination_grace", "timeout")
 
-    def __init__(self, kind: str, probe: Mapping[str, Any]) -> None:
+    def __init__(self, kind: str, probe: Probe) -> None:
         self.kind = kind
-        self.initial_delay = float(probe.get("initialDelaySeconds") or 0)
-        self.period = float(probe.get("periodSeconds") or 10)
-        self.timeout = float(probe.get("timeoutSeconds") or 1)
-        self.success_threshold = int(probe.get("successThreshold") or 1)
-        self.failure_threshold = int(probe.get("failureThreshold") or 3)
-        grace = probe.get("terminationGracePeriodSeconds")
+        self.initial_delay = float(probe.initial_delay_seconds or 0)
+        self.period = float(probe.period_seconds or 10)
+        self.timeout = float(probe.timeout_seconds or 1)
+        self.success_threshold = int(probe.success_threshold or 1)
+        self.failure_threshold = int(probe.failure_threshold or 3)
+        grace = probe.termination_grace_period_seconds
         self.termination_grace = float(grace) if grace is not None else None
         self.handler = probe
         # an exec probe whose answer the command itself decides (a file check, true/false/exit N)
-        cmd = (probe.get("exec") or {}).get("command") if "exec" in probe else None
+        cmd = probe.exec.command if probe.exec is not None else None
         self.exec_rule = exec_probe(cmd) if cmd else None
 
     def first_tick(self) -> float:
@@ -63,24 +64,24 @@ class ProbeSpec:
     def failure_message(self, pod_ip: str, ports: Mapping[str, int], hung: bool) -> str:
         """What upstream's prober reports for a refused or timed-out probe of this handler."""
         h = self.handler
-        if "httpGet" in h:
-            g = h["httpGet"]
-            host = g.get("host") or pod_ip
-            port = _port(g.get("port"), ports)
-            url = f"{(g.get('scheme') or 'HTTP').lower()}://{host}:{port}{g.get('path') or '/'}"
+        if h.http_get is not None:
+            g = h.http_get
+            host = g.host or pod_ip
+            port = _port(g.port, ports)
+            url = f"{(g.scheme or 'HTTP').lower()}://{host}:{port}{g.path or '/'}"
             if hung:
                 return f'Get "{url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)'
             return f'Get "{url}": dial tcp {host}:{port}: connect: connection refused'
-        if "tcpSocket" in h:
-            t = h["tcpSocket"]
-            addr = f"{t.get('host') or pod_ip}:{_port(t.get('port'), ports)}"
+        if h.tcp_socket is not None:
+            t = h.tcp_socket
+            addr = f"{t.host or pod_ip}:{_port(t.port, ports)}"
             return f"dial tcp {addr}: i/o timeout" if hung else f"dial tcp {addr}: connect: connection refused"
-        if "grpc" in h:
-            addr = f"{pod_ip}:{h['grpc'].get('port')}"
+        if h.grpc is not None:
+            addr = f"{pod_ip}:{h.grpc.port}"
             if hung:
                 return f'timeout: health rpc did not complete within {self.timeout:g}s'
             return f'timeout: failed to connect service "{addr}" within {self.timeout:g}s'
-        cmd = " ".join((h.get("exec") or {}).get("command") or ())
+        cmd = " ".join((h.exec.command if h.exec is not None else None) or ())
         if hung:
             return f'command timed out: "{cmd}" timed out after {self.timeout:g}s'
         return ""

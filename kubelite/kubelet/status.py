@@ -19,6 +19,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from kubelite.clock import format_time
 from kubelite.kubelet.container import ContainerRecord
 from kubelite.kubelet.lifecycle import Step
@@ -208,8 +210,9 @@ def build_status(w: PodWorker, now: float, previous: Mapping[str, Any] | None) -
     # status_manager mergePodStatus: conditions the kubelet does not own (DisruptionTarget set by preemption,
     # the eviction API or taint eviction; readiness gates) are kept as the API has them, first
     ours = {c["type"] for c in conds}
-    kept = [dict(c) for c in ((w.pod.get("status") or {}).get("conditions") or ())
-            if c.get("type") not in KUBELET_CONDITIONS and c.get("type") not in ours]
+    api = w.pod.status
+    kept = [msgspec.to_builtins(c) for c in ((api.conditions if api is not None else None) or ())
+            if c.type not in KUBELET_CONDITIONS and c.type not in ours]
     status["conditions"] = kept + conds if kept else conds
     status["hostIP"] = rt.host_ip
     status["hostIPs"] = [{"ip": rt.host_ip}]
@@ -228,7 +231,7 @@ def build_status(w: PodWorker, now: float, previous: Mapping[str, Any] | None) -
         for r in apps]
     if w.reason is not None and w.stage == Stage.TERMINATED:
         status["reason"], status["message"] = w.reason, w.message
-    qos = (previous or {}).get("qosClass") or (w.pod.get("status") or {}).get("qosClass")
+    qos = (previous or {}).get("qosClass") or (api.qos_class if api is not None else None)
     if qos:
         status["qosClass"] = qos
     return status

@@ -6,14 +6,18 @@ volume "x" : configmap "y" not found``), plus ``kubelet_pods.go`` ``makeEnvironm
 references (``CreateContainerConfigError``: ``configmap "y" not found``, ``couldn't find key k in
 ConfigMap ns/y``).
 
-Reads go through a :class:`VolumeLookup` (the kubelet backs it with informer listers); everything
-here is pure. ``optional: true`` references never fail.
+The pod and its containers are the typed, shared read-only views of the kubelet's pod informer; reads
+of other objects go through a :class:`VolumeLookup` (the kubelet backs it with informer listers);
+everything here is pure. ``optional: true`` references never fail.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kubelite.api.types.core_v1 import Container, Pod
 
 __all__ = ["VolumeLookup", "check_env", "check_volumes"]
 
@@ -35,24 +39,25 @@ def _setup_failed(volume: str, kind: str, name: str) -> str:
     return f'MountVolume.SetUp failed for volume "{volume}" : {kind} "{name}" not found'
 
 
-def check_volumes(pod: Mapping[str, Any], lookup: VolumeLookup) -> tuple[list[str], bool]:
-    """``(failure messages, needs attach)``: one FailedMount message per volume that cannot be set up
-    yet; ``needs attach`` when a PVC-backed volume must be attached and mounted (that takes time)."""
-    ns = (pod.get("metadata") or {}).get("namespace", "")
+def check_volumes(pod: Pod, lookup: VolumeLookup) -> tuple[list[str], bool]:
+    """``(failure messages, needs attach)`` for the typed ``pod``: one FailedMount message per volume that
+    cannot be set up yet; ``needs attach`` when a PVC-backed volume must be attached and mounted (that
+    takes time)."""
+    ns = pod.metadata.namespace or ""
     failures: list[str] = []
     attach = False
-    for v in (pod.get("spec") or {}).get("volumes") or ():
-        vname = v.get("name", "")
-        if "configMap" in v:
-            src = v["configMap"]
-            if not src.get("optional") and lookup.configmap(ns, src.get("name", "")) is None:
-                failures.append(_setup_failed(vname, "configmap", src.get("name", "")))
-        elif "secret" in v:
-            src = v["secret"]
-            if not src.get("optional") and lookup.secret(ns, src.get("secretName", "")) is None:
-                failures.append(_setup_failed(vname, "secret", src.get("secretName", "")))
-        elif "persistentVolumeClaim" in v:
-            claim = v["persistentVolumeClaim"].get("claimName", "")
+    for v in (pod.spec.volumes if pod.spec is not None else None) or ():
+        vname = v.name or ""
+        if v.config_map is not None:
+            cm = v.config_map
+            if not cm.optional and lookup.configmap(ns, cm.name or "") is None:
+                failures.append(_setup_failed(vname, "configmap", cm.name or ""))
+        elif v.secret is not None:
+            sec = v.secret
+            if not sec.optional and lookup.secret(ns, sec.secret_name or "") is None:
+                failures.append(_setup_failed(vname, "secret", sec.secret_name or ""))
+        elif v.persistent_volume_claim is not None:
+            claim = v.persistent_volume_claim.claim_name or ""
             pvc = lookup.pvc(ns, claim)
             if pvc is None:
                 failures.append(f'Unable to attach or mount volumes: unmounted volumes=[{vname}], unattached '
@@ -63,37 +68,34 @@ def check_volumes(pod: Mapping[str, Any], lookup: VolumeLookup) -> tuple[list[st
                                 f"volumes=[{vname}]: error processing PVC {ns}/{claim}: PVC is not bound")
             else:
                 attach = True
-        elif "projected" in v:
-            for s in v["projected"].get("sources") or ():
-                if "configMap" in s and not s["configMap"].get("optional") and \
-                        lookup.configmap(ns, s["configMap"].get("name", "")) is None:
-                    failures.append(_setup_failed(vname, "configmap", s["configMap"].get("name", "")))
-                if "secret" in s and not s["secret"].get("optional") and \
-                        lookup.secret(ns, s["secret"].get("name", "")) is None:
-                    failures.append(_setup_failed(vname, "secret", s["secret"].get("name", "")))
+        elif v.projected is not None:
+            for src in v.projected.sources or ():
+                pcm, psec = src.config_map, src.secret
+                if pcm is not None and not pcm.optional and lookup.configmap(ns, pcm.name or "") is None:
+                    failures.append(_setup_failed(vname, "configmap", pcm.name or ""))
+                if psec is not None and not psec.optional and lookup.secret(ns, psec.name or "") is None:
+                    failures.append(_setup_failed(vname, "secret", psec.name or ""))
     return failures, attach
 
 
-def check_env(pod: Mapping[str, Any], container: Mapping[str, Any], lookup: VolumeLookup) -> str | None:
-    """The CreateContainerConfigError message for ``container``'s env references, or None."""
-    ns = (pod.get("metadata") or {}).get("namespace", "")
-    for src in container.get("envFrom") or ():
-        if "configMapRef" in src:
-            ref = src["configMapRef"]
-            if not ref.get("optional") and lookup.configmap(ns, ref.get("name", "")) is None:
-                return f'configmap "{ref.get("name", "")}" not found'
-        if "secretRef" in src:
-            ref = src["secretRef"]
-            if not ref.get("optional") and lookup.secret(ns, ref.get("name", "")) is None:
-                return f'secret "{ref.get("name", "")}" not found'
-    for env in container.get("env") or ():
-        vf = env.get("valueFrom") or {}
-        for field, kind, title, get in (("configMapKeyRef", "configmap", "ConfigMap", lookup.configmap),
-                                        ("secretKeyRef", "secret", "Secret", lookup.secret)):
-            ref = vf.get(field)
-            if not ref or ref.get("optional"):
+def check_env(pod: Pod, container: Container, lookup: VolumeLookup) -> str | None:
+    """The CreateContainerConfigError message for the typed ``container``'s env references, or None."""
+    ns = pod.metadata.namespace or ""
+    for src in container.env_from or ():
+        cref, sref = src.config_map_ref, src.secret_ref
+        if cref is not None and not cref.optional and lookup.configmap(ns, cref.name or "") is None:
+            return f'configmap "{cref.name or ""}" not found'
+        if sref is not None and not sref.optional and lookup.secret(ns, sref.name or "") is None:
+            return f'secret "{sref.name or ""}" not found'
+    for env in container.env or ():
+        vf = env.value_from
+        if vf is None:
+            continue
+        for ref, kind, title, get in ((vf.config_map_key_ref, "configmap", "ConfigMap", lookup.configmap),
+                                      (vf.secret_key_ref, "secret", "Secret", lookup.secret)):
+            if ref is None or ref.optional:
                 continue
-            name, key = ref.get("name", ""), ref.get("key", "")
+            name, key = ref.name or "", ref.key or ""
             obj = get(ns, name)
             if obj is None:
                 return f'{kind} "{name}" not found'

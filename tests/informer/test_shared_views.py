@@ -270,6 +270,25 @@ async def test_a_kubelet_holds_its_node_as_the_view_the_scheduler_holds(cluster:
                                                       ).metadata.resource_version
 
 
+async def test_a_kubelet_holds_its_pods_as_the_view_the_scheduler_holds(cluster: Cluster) -> None:
+    """The kubelet's pod informer (upstream's on ``spec.nodeName``) is on the typed Pod: once the pod runs (the
+    kubelet's own status writes included) the kubelet's cache and its pod worker hold the very object the
+    scheduler's and the controllers' Pod informers hold, frozen, with no dict decode of its own."""
+    await cluster.client.create(pod("web"))
+    await cluster.advance(10)
+    live = await cluster.client.get(Pod, "web")
+    assert live.status is not None and live.status.phase == "Running"
+    (kubelet,) = _cached(cluster, "system:node:node-0", "web")
+    (sched,) = _cached(cluster, "system:kube-scheduler", "web")
+    (kcm,) = _cached(cluster, "system:kube-controller-manager", "web")
+    assert kubelet is sched is kcm and is_frozen(kubelet)
+    assert kubelet.metadata.resource_version == live.metadata.resource_version
+    worker = cluster.kubelet("node-0").worker("default", "web")
+    assert worker is not None and worker.pod is kubelet
+    with pytest.raises(SharedViewMutated):
+        worker.pod.spec.containers[0].image = "evil"  # type: ignore[union-attr,index]
+
+
 async def test_a_users_informer_gets_private_copies(cluster: Cluster) -> None:
     """A user's informer (and its handlers) may break client-go's contract and mutate what it is handed:
     it corrupts only its own cache, never the store or the control plane's shared objects."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
+from kubelite.api.types.core_v1 import Container
 from kubelite.kubelet.command import FOREVER, Behaviour, behaviour
 
 CASES: list[tuple[str, dict[str, Any], Behaviour | None]] = [
@@ -69,7 +71,7 @@ CASES: list[tuple[str, dict[str, Any], Behaviour | None]] = [
 
 @pytest.mark.parametrize(("spec", "want"), [(s, w) for _, s, w in CASES], ids=[i for i, _, _ in CASES])
 def test_command_behaviour(spec: dict[str, Any], want: Behaviour | None) -> None:
-    got = behaviour({"name": "c", "image": "busybox:1.36", **spec})
+    got = behaviour(msgspec.convert({"name": "c", "image": "busybox:1.36", **spec}, Container))
     if want is not None and want.start_error:
         assert got is not None and got.exit_code == 128 and "executable file not found" in got.start_error
         return
@@ -81,7 +83,7 @@ def test_command_behaviour(spec: dict[str, Any], want: Behaviour | None) -> None
 
 
 def test_script_file_timeline() -> None:
-    got = behaviour({"name": "c", "image": "busybox", "args": ["/bin/sh", "-c",
-                     "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"]})
+    got = behaviour(msgspec.convert({"name": "c", "image": "busybox", "args": [
+        "/bin/sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"]}, Container))
     assert got is not None and got.exit_after == 630
     assert got.files == ((0.0, "/tmp/healthy", True), (30.0, "/tmp/healthy", False))

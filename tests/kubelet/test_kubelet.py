@@ -325,6 +325,19 @@ async def test_standalone_kubelet(cluster: Cluster) -> None:
     assert p["status"]["phase"] == "Running" and p["status"]["podIP"] == "10.244.9.2"
 
 
+async def test_kubelets_inform_only_on_what_they_read(cluster: Cluster) -> None:
+    """Besides its pods and its Node, a kubelet informs on its volumes' and env's ConfigMaps, Secrets and PVCs
+    (shared by the pool); no Services: upstream's serviceLister feeds only service-link env vars, not modelled,
+    and DNS answers come from the cluster DNS."""
+    pool = await start(cluster, 2)
+    assert set(pool.informers.informers) == {"configmaps", "secrets", "persistentvolumeclaims"}
+    k = Kubelet(cluster.client, node_name="solo", clock=cluster.clock, rng=cluster.rng, pod_cidr="10.244.9.0/24")
+    cluster.start_soon(k.run)
+    await cluster.advance(1)
+    assert k._own_factory is not None
+    assert set(k._own_factory.informers) == {"configmaps", "secrets", "persistentvolumeclaims"}
+
+
 async def test_host_port_clash_is_rejected_at_admission(cluster: Cluster) -> None:
     # upstream kubelet admission (GeneralPredicates: NodePorts) rejects a pod whose host port is already taken
     # on the node by an admitted pod

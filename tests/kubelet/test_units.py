@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import random
 
+import msgspec
 import pytest
 
+from kubelite.api.types.core_v1 import Pod, PodSpec, Probe
 from kubelite.kubelet.admission import admit
 from kubelite.kubelet.backoff import Backoff
 from kubelite.kubelet.devices import DeviceManager, UnexpectedAdmissionError
@@ -94,8 +96,8 @@ def _run(worker: ProbeWorker, profile: ImageProfile, until: float) -> list[tuple
 
 
 def test_readiness_flips_after_model_load_then_goes_quiet() -> None:
-    spec = ProbeSpec(READINESS, {"httpGet": {"path": "/ready", "port": 8000}, "periodSeconds": 5,
-                                 "successThreshold": 2})
+    spec = ProbeSpec(READINESS, msgspec.convert({"httpGet": {"path": "/ready", "port": 8000}, "periodSeconds": 5,
+                                                 "successThreshold": 2}, Probe))
     w = ProbeWorker(spec, 100.0, gated=False)
     runs = _run(w, ImageProfile(ready_after=12), 1000)
     assert [t for t, _, _ in runs] == [100, 105, 110, 115, 120]
@@ -104,7 +106,8 @@ def test_readiness_flips_after_model_load_then_goes_quiet() -> None:
 
 
 def test_liveness_kills_after_failure_threshold_once_hung() -> None:
-    spec = ProbeSpec(LIVENESS, {"tcpSocket": {"port": 80}, "periodSeconds": 10, "failureThreshold": 3})
+    spec = ProbeSpec(LIVENESS, msgspec.convert({"tcpSocket": {"port": 80}, "periodSeconds": 10, "failureThreshold": 3},
+                                               Probe))
     w = ProbeWorker(spec, 0.0, gated=False)
     runs = _run(w, ImageProfile(hang_after=35), 1000)
     assert runs[0] == (0, True, False)
@@ -154,7 +157,7 @@ def test_ipam() -> None:
     ({"cpu": 1000}, None),
 ], ids=["cpu", "memory", "gpu", "fits"])
 def test_admission(requests: dict[str, int], want: tuple[str, str | None] | None) -> None:
-    got = admit({"spec": {}}, requests, node_name="n", node_labels={}, used={"cpu": 500},
+    got = admit(Pod(spec=PodSpec()), requests, node_name="n", node_labels={}, used={"cpu": 500},
                 allocatable={"cpu": 2000, "memory": 2**30, "pods": 110}, admitted_pods=1)
     if want is None:
         assert got is None
@@ -165,6 +168,6 @@ def test_admission(requests: dict[str, int], want: tuple[str, str | None] | None
 
 
 def test_admission_node_affinity() -> None:
-    pod = {"spec": {"nodeSelector": {"gpu": "a100"}}}
+    pod = msgspec.convert({"spec": {"nodeSelector": {"gpu": "a100"}}}, Pod)
     assert admit(pod, {}, node_name="n", node_labels={}, used={}, allocatable={}, admitted_pods=0) == (
         "NodeAffinity", "Predicate NodeAffinity failed")
