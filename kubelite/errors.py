@@ -30,6 +30,7 @@ __all__ = [
     "InternalError",
     "Invalid",
     "MethodNotAllowed",
+    "NotAcceptable",
     "NotFound",
     "ServerTimeout",
     "ServiceUnavailable",
@@ -231,8 +232,16 @@ class Expired(ApiError):
     reason = "Expired"
 
 
+class NotAcceptable(ApiError):
+    """406 NotAcceptable: nothing the client's Accept header names can be served (``apierrors.NewNotAcceptableError``)."""
+
+    code = 406
+    reason = "NotAcceptable"
+
+
 class UnsupportedMediaType(ApiError):
-    """415 UnsupportedMediaType: the request body's content type is not accepted (e.g. protobuf)."""
+    """415 UnsupportedMediaType: the request body's content type is not accepted (e.g. protobuf for a custom
+    resource)."""
 
     code = 415
     reason = "UnsupportedMediaType"

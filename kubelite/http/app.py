@@ -15,9 +15,10 @@ Contract:
   ``timeoutSeconds`` passes on cluster time, or the client disconnects (then the watcher is closed and no
   task is left behind). ``sendInitialEvents=true`` serves the watch-list protocol (initial ADDED events,
   then a BOOKMARK annotated ``k8s.io/initial-events-end``).
-- Protobuf (``application/vnd.kubernetes.protobuf``) request bodies are decoded for the review kinds only
-  (:mod:`kubelite.http.protobuf`: what ``kubectl auth whoami`` / ``can-i`` send); any other protobuf body gets
-  415. Clients asking for protobuf in Accept get JSON (they all list JSON as a fallback).
+- Protobuf (``application/vnd.kubernetes.protobuf``) request bodies of built-in kinds are decoded by
+  :mod:`kubelite.api.protobuf` into the JSON object the pipeline then takes (a malformed one is a 400; a custom
+  resource's, 415). Responses are JSON whenever Accept allows it; a client accepting only protobuf gets
+  protobuf, or 406 for a watch (:mod:`kubelite.http.media`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 import msgspec
 import yaml
 
+from kubelite.api import protobuf
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.auth.rbac import Attributes, forbidden
 from kubelite.apiserver.auth.user import ADMIN, SYSTEM_PRIVILEGED_GROUP, UserInfo
@@ -43,12 +45,14 @@ from kubelite.errors import (
     Expired,
     InternalError,
     MethodNotAllowed,
+    NotAcceptable,
     NotFound,
     Status,
     StatusDetails,
     UnsupportedMediaType,
 )
-from kubelite.http import discovery, openapi, protobuf
+from kubelite.http import discovery, openapi
+from kubelite.http.media import PROTOBUF, SERVED, response_media, to_protobuf
 from kubelite.http.tables import TABLE_MEDIA_TYPE, Tabulator, wants_table
 from kubelite.store.watch import WatchEvent
 
@@ -70,14 +74,13 @@ _PATCH_TYPES = {
     "application/strategic-merge-patch+json": "strategic",
     "application/apply-patch+yaml": "apply",
 }
-_PROTOBUF = "application/vnd.kubernetes.protobuf"
 _JSON_CT = [(b"content-type", b"application/json")]
 _CONTENT_TYPES = {"application/json": b"application/json", TABLE_MEDIA_TYPE: TABLE_MEDIA_TYPE.encode()}
 _NO_CACHE = (b"cache-control", b"no-cache, private")
 
 
 class _Request:
-    __slots__ = ("body", "has_body", "headers", "impersonating", "method", "path", "query")
+    __slots__ = ("body", "has_body", "headers", "impersonating", "method", "path", "protobuf", "query")
 
     def __init__(self, method: str, path: str, query: dict[str, list[str]], headers: dict[str, list[str]]) -> None:
         self.method = method
@@ -89,6 +92,8 @@ class _Request:
         self.has_body = True
         #: any Impersonate-* header was sent
         self.impersonating = True
+        #: the client accepts protobuf and not JSON: the response is re-encoded (kubelite.http.media)
+        self.protobuf = False
 
     def q(self, name: str) -> str | None:
         v = self.query.get(name)
@@ -197,6 +202,8 @@ class ApiApp:
             resp = _Response(_status_body(err), 500)
         if resp is None:  # streamed already
             return
+        if req.protobuf and resp.content_type == "application/json":
+            resp = _protobuf_response(resp)
         ctype = _CONTENT_TYPES.get(resp.content_type) or resp.content_type.encode()
         hdrs = [(b"content-type", ctype), (b"content-length", b"%d" % len(resp.body)), _NO_CACHE]
         hdrs.extend(_warning_header(w) for w in resp.warnings)
@@ -399,9 +406,19 @@ class ApiApp:
                 and not (sub == "finalize" and (group, plural) == ("", "namespaces")):
             return self._not_found()
         method = req.method
+        if sub != "log":  # upstream's negotiation of the response's media type (pods/log is text)
+            media = response_media(req.header("accept"))
+            if media is None or (media == "protobuf" and not info.struct_name):  # CRs: JSON and YAML only
+                raise NotAcceptable.make("only the following media types are accepted: " + ", ".join(
+                    SERVED if info.struct_name else SERVED[:2]))
+            req.protobuf = media == "protobuf"
         if watch_path or (method == "GET" and not name and req.flag("watch")):
             if method != "GET":
                 raise MethodNotAllowed.no_route()
+            if req.protobuf:  # kubelite streams watch events as JSON only
+                req.protobuf = False
+                raise NotAcceptable.make("only the following media types are accepted for watch: "
+                                         "application/json (kubelite streams watch events as JSON)")
             await self._watch(req, user, info, namespace, receive, send)
             return None
         if method == "GET" and sub == "log":
@@ -426,16 +443,19 @@ class ApiApp:
                 raise BadRequest.make(f'Invalid dryRun: unsupported value "{v}" (supported: "All")')
         return bool(values)
 
-    def _decode_body(self, req: _Request, *, allow_yaml: bool = True) -> Any:
+    def _decode_body(self, req: _Request, *, allow_yaml: bool = True, info: ResourceInfo | None = None,
+                     sub: str = "") -> Any:
         ctype = req.header("content-type").split(";")[0].strip().lower()
-        if ctype == _PROTOBUF:
-            try:
-                return protobuf.decode(req.body)  # the review kinds kubectl auth posts as protobuf
-            except protobuf.UnsupportedBody as e:
+        if ctype == PROTOBUF:
+            if info is not None and not info.struct_name:  # custom resources have no protobuf serializer upstream
                 raise UnsupportedMediaType.make(
-                    "the body of the request was in an unknown format - accepted media types include: "
-                    f"application/json, application/yaml (kubelite decodes application/vnd.kubernetes.protobuf "
-                    f"only for the review kinds: {e}; use JSON)") from None
+                    f'the body of the request was in an unknown format ("{ctype}") - accepted media types '
+                    "include: application/json, application/yaml")
+            default = (info.api_version, info.kind) if info is not None and not sub else ("", "")
+            try:
+                return protobuf.decode(req.body, default)
+            except protobuf.ProtobufError as e:  # upstream's createHandler: a decode error is a 400
+                raise BadRequest.make(f"error decoding protobuf: {e}") from None
         if ctype in ("application/json", "", "*/*"):
             try:
                 return _decode(req.body) if req.body else None
@@ -447,8 +467,8 @@ class ApiApp:
             f'the body of the request was in an unknown format ("{ctype}") - accepted media types include: '
             "application/json, application/yaml")
 
-    def _object_body(self, req: _Request) -> dict[str, Any]:
-        body = self._decode_body(req)
+    def _object_body(self, req: _Request, info: ResourceInfo, sub: str) -> dict[str, Any]:
+        body = self._decode_body(req, info=info, sub=sub)
         if not isinstance(body, dict):
             raise BadRequest.make("the body of the request was in an unknown format: expected a JSON object")
         return body
@@ -526,7 +546,7 @@ class ApiApp:
                       sub: str) -> _Response:
         if name and not sub:  # no POST route on an item path: 405 where the path serves a GET, else 404
             raise not_served(info, "create", "", self.server.rest(info, "").verbs(info), item_path=True)
-        body = self._object_body(req)
+        body = self._object_body(req, info, sub)
         resp = await self._handle("create", user, info, namespace, name, sub, body, Options(
             dry_run=self._dry_run(req), field_manager=self._field_manager(req),
             field_validation=req.q("fieldValidation"),
@@ -535,7 +555,7 @@ class ApiApp:
 
     async def _update(self, req: _Request, user: UserInfo, info: ResourceInfo, namespace: str, name: str,
                       sub: str) -> _Response:
-        body = self._object_body(req)
+        body = self._object_body(req, info, sub)
         resp = await self._handle("update", user, info, namespace, name, sub, body, Options(
             dry_run=self._dry_run(req), field_manager=self._field_manager(req),
             field_validation=req.q("fieldValidation"),
@@ -831,6 +851,16 @@ class ApiApp:
 _JSON_LINE = ("watch", "application/json")
 #: most events written in one chunk of a watch response
 _CHUNK_EVENTS = 1024
+
+
+def _protobuf_response(resp: _Response) -> _Response:
+    """A JSON response re-encoded as protobuf for a client that accepts nothing else (kubelite.http.media)."""
+    try:
+        body = to_protobuf(resp.body)
+    except (protobuf.ProtobufError, msgspec.DecodeError) as e:
+        err = InternalError.make(f"the response cannot be encoded as {PROTOBUF}: {e}")
+        return _Response(_status_body(err), 500)
+    return _Response(body, resp.code, PROTOBUF, warnings=resp.warnings)
 
 
 def _json_line(ev: WatchEvent) -> bytes:

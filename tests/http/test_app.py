@@ -313,12 +313,12 @@ async def test_table_cells_have_upstreams_types(api: httpx.AsyncClient, cluster:
     ("POST", "/api/v1/namespaces/default/configmaps", b"{not json", "application/json", 400),
     ("POST", "/api/v1/namespaces/default/configmaps", b"a: [b", "application/yaml", 400),
     ("POST", "/api/v1/namespaces/default/configmaps", b"[1, 2]", "application/json", 400),
-    ("POST", "/api/v1/namespaces/default/configmaps", b"\x0a\x02v1", "application/vnd.kubernetes.protobuf", 415),
+    ("POST", "/api/v1/namespaces/default/configmaps", b"\x0a\x02v1", "application/vnd.kubernetes.protobuf", 400),
     ("POST", "/api/v1/namespaces/default/configmaps", b"x", "text/html", 415),
     ("PATCH", "/api/v1/namespaces/default/configmaps/x", b"{}", "application/json", 415),
     ("PUT", "/api/v1/namespaces/default/configmaps", b"{}", "application/json", 405),
 ], ids=["unknown-path", "unknown-version", "unknown-resource", "malformed-json", "malformed-yaml", "not-an-object",
-        "protobuf", "html", "patch-without-patch-type", "put-on-collection"])
+        "protobuf-without-magic", "html", "patch-without-patch-type", "put-on-collection"])
 async def test_bad_requests_get_status_errors(api: httpx.AsyncClient, method: str, path: str, body: bytes | None,
                                               ctype: str | None, code: int) -> None:
     headers = {"Content-Type": ctype} if ctype else {}
