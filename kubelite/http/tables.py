@@ -124,8 +124,15 @@ class Tabulator:
                 type_ = numeric.get(c) or _DECLARED.get((info.plural, c), "string")
                 return _col(_title(c), priority, type_, "name" if c == "NAME" else "")
 
-            self.columns = [col(c, 0) for c in columns] + [col(c, 1) for c in wide]
-            numbers = [i for i, c in enumerate((*columns, *wide)) if c in numeric]
+            if info.plural == "events":
+                # wide events replace the columns (printers.go's eventColumnDefinitions: Subobject, Source,
+                # First Seen, Count and Name are priority 1 between and after the default ones)
+                every = rows_core.EVENT_WIDE_COLUMNS
+                self.columns = [col(c, 0 if c in columns else 1) for c in every]
+            else:
+                every = (*columns, *wide)
+                self.columns = [col(c, 0) for c in columns] + [col(c, 1) for c in wide]
+            numbers = [i for i, c in enumerate(every) if c in numeric]
 
             def row(o: Mapping[str, Any]) -> list[Any]:
                 cells = list(fn(o, self.now(), True))

@@ -304,6 +304,56 @@ async def test_table_cells_have_upstreams_types(api: httpx.AsyncClient, cluster:
                                              "Selector"]
 
 
+async def test_event_tables_have_upstreams_columns_for_every_cell(api: httpx.AsyncClient,
+                                                                  cluster: kubelite.Cluster) -> None:
+    """printers.go's eventColumnDefinitions: the server prints wide (10 cells) and declares Subobject, Source,
+    First Seen, Count and Name priority 1, so ``kubectl get events`` shows the Message as its fifth column."""
+    assert (await api.post("/api/v1/namespaces/default/pods", json={
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}})).status_code == 201
+    await cluster.wait_for(lambda: _running(cluster, "p"), timeout=300)
+    t = (await api.get("/api/v1/namespaces/default/events", headers={"Accept": TABLE})).json()
+    assert _columns(t) == [("Last Seen", "string", 0), ("Type", "string", 0), ("Reason", "string", 0),
+                           ("Object", "string", 0), ("Subobject", "string", 1), ("Source", "string", 1),
+                           ("Message", "string", 0), ("First Seen", "string", 1), ("Count", "string", 1),
+                           ("Name", "string", 1)]
+    assert {len(r["cells"]) for r in t["rows"]} == {10}
+    shown = [[cell for cell, col in zip(r["cells"], t["columnDefinitions"], strict=True) if col["priority"] == 0]
+             for r in t["rows"]]
+    scheduled = next(row for row in shown if row[2] == "Scheduled")
+    assert scheduled[1:] == ["Normal", "Scheduled", "pod/p", "Successfully assigned default/p to node-0"]
+    pulling = next(r["cells"] for r in t["rows"] if r["cells"][2] == "Pulling")
+    assert pulling[4:6] == ["spec.containers{c}", "kubelet, node-0"]
+    assert pulling[8] == 1  # the Count cell is an int64, declared "string", as upstream
+
+
+@pytest.mark.parametrize("path", [
+    "/api/v1/namespaces/default/pods", "/api/v1/nodes", "/api/v1/namespaces", "/api/v1/namespaces/default/services",
+    "/api/v1/namespaces/default/events", "/api/v1/namespaces/default/configmaps",
+    "/api/v1/namespaces/default/secrets", "/apis/apps/v1/namespaces/default/deployments",
+    "/apis/apps/v1/namespaces/default/replicasets", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices",
+], ids=lambda p: p.rsplit("/", 1)[1])
+async def test_every_table_row_has_one_cell_per_column(api: httpx.AsyncClient, cluster: kubelite.Cluster,
+                                                       path: str) -> None:
+    """A Table's rows carry exactly one cell per column definition (kubectl pairs them by index)."""
+    assert (await api.post("/api/v1/namespaces/default/configmaps", json=_cm("one"))).status_code == 201
+    assert (await api.post("/api/v1/namespaces/default/secrets", json={
+        "apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"a": "b"}})).status_code == 201
+    deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+              "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                       "template": {"metadata": {"labels": {"app": "web"}},
+                                    "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}}}}
+    assert (await api.post("/apis/apps/v1/namespaces/default/deployments", json=deploy)).status_code == 201
+    assert (await api.post("/api/v1/namespaces/default/services", json={
+        "apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+        "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}})).status_code == 201
+    await cluster.wait_for(lambda: ((cluster.apiserver.read("apps", "deployments", "default", "web") or {})
+                                    .get("status") or {}).get("availableReplicas") == 1, timeout=300)
+    t = (await api.get(path, headers={"Accept": TABLE})).json()
+    assert t["rows"]
+    assert {len(r["cells"]) for r in t["rows"]} == {len(t["columnDefinitions"])}
+
+
 # --- errors, media types, auth ---
 
 @pytest.mark.parametrize(("method", "path", "body", "ctype", "code"), [
