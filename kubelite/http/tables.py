@@ -127,7 +127,7 @@ class Tabulator:
             if info.plural == "events":
                 # wide events replace the columns (printers.go's eventColumnDefinitions: Subobject, Source,
                 # First Seen, Count and Name are priority 1 between and after the default ones)
-                every = rows_core.EVENT_WIDE_COLUMNS
+                every: tuple[str, ...] = rows_core.EVENT_WIDE_COLUMNS
                 self.columns = [col(c, 0 if c in columns else 1) for c in every]
             else:
                 every = (*columns, *wide)
