@@ -354,6 +354,46 @@ async def test_every_table_row_has_one_cell_per_column(api: httpx.AsyncClient, c
     assert {len(r["cells"]) for r in t["rows"]} == {len(t["columnDefinitions"])}
 
 
+@pytest.mark.parametrize(("path", "columns", "first"), [
+    ("/apis/storage.k8s.io/v1/storageclasses",
+     [("Name", "string", 0), ("Provisioner", "string", 0), ("ReclaimPolicy", "string", 0),
+      ("VolumeBindingMode", "string", 0), ("AllowVolumeExpansion", "string", 0), ("Age", "string", 0)],
+     ["standard (default)", "kubelite.io/hostpath", "Delete", "WaitForFirstConsumer", False]),
+    ("/apis/scheduling.k8s.io/v1/priorityclasses",
+     [("Name", "string", 0), ("Value", "integer", 0), ("Global-Default", "boolean", 0), ("Age", "string", 0),
+      ("PreemptionPolicy", "string", 0)],
+     ["system-cluster-critical", 2000000000, False]),
+    ("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+     [("Name", "string", 0), ("Holder", "string", 0), ("Age", "string", 0)], ["node-0", "node-0"]),
+    ("/api/v1/namespaces/default/serviceaccounts",
+     [("Name", "string", 0), ("Secrets", "string", 0), ("Age", "string", 0)], ["default", 0]),
+    ("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+     [("Name", "string", 0), ("Role", "string", 0), ("Age", "string", 0), ("Users", "string", 1),
+      ("Groups", "string", 1), ("ServiceAccounts", "string", 1)], ["cluster-admin", "ClusterRole/cluster-admin"]),
+], ids=["storageclasses", "priorityclasses", "leases", "serviceaccounts", "clusterrolebindings"])
+async def test_tables_of_the_other_built_in_kinds(api: httpx.AsyncClient, cluster: kubelite.Cluster, path: str,
+                                                  columns: list[tuple[str, str, int]], first: list[Any]) -> None:
+    """printers.go's handlers for kinds beyond the workloads (not the default Name/Created At table)."""
+    await cluster.wait_for(lambda: bool(cluster.apiserver.read("", "serviceaccounts", "default", "default")),
+                           timeout=60)
+    t = (await api.get(path, headers={"Accept": TABLE})).json()
+    assert _columns(t) == columns
+    row = next(r["cells"] for r in t["rows"] if r["cells"][0] == first[0])
+    assert row[:len(first)] == first
+    assert {len(r["cells"]) for r in t["rows"]} == {len(columns)}
+
+
+async def test_quota_tables_show_used_over_hard(api: httpx.AsyncClient, cluster: kubelite.Cluster) -> None:
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "compute"},
+             "spec": {"hard": {"pods": "10", "requests.cpu": "4", "limits.memory": "8Gi"}}}
+    assert (await api.post("/api/v1/namespaces/default/resourcequotas", json=quota)).status_code == 201
+    await cluster.wait_for(lambda: ((cluster.apiserver.read("", "resourcequotas", "default", "compute") or {})
+                                    .get("status") or {}).get("used") is not None, timeout=60)
+    t = (await api.get("/api/v1/namespaces/default/resourcequotas", headers={"Accept": TABLE})).json()
+    assert [c[0] for c in _columns(t)] == ["Name", "Request", "Limit", "Age"]
+    assert t["rows"][0]["cells"][:3] == ["compute", "pods: 0/10, requests.cpu: 0/4", "limits.memory: 0/8Gi"]
+
+
 # --- errors, media types, auth ---
 
 @pytest.mark.parametrize(("method", "path", "body", "ctype", "code"), [
