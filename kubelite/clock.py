@@ -46,8 +46,8 @@ from typing import Any, ClassVar, Protocol, TypeVar
 import anyio
 
 __all__ = [
-    "DEFAULT_IDLE_GRACE", "EPOCH", "Clock", "LoopTime", "RealClock", "TimerHandle", "VirtualClock", "format_time",
-    "io_hold", "parse_time",
+    "DEFAULT_IDLE_GRACE", "EPOCH", "Clock", "LoopTime", "ProcFS", "RealClock", "TimerHandle", "VirtualClock",
+    "format_time", "io_hold", "parse_time",
 ]
 
 T = TypeVar("T")
@@ -596,6 +596,78 @@ class LoopTime:
         return ready
 
 
+class ProcFS:
+    """Read-only looks at Linux's ``/proc``: what the clock (and :mod:`kubelite.http.clients`) needs to tell
+    whether another process can make progress. Every look tolerates a process or thread that is gone by the
+    time it is read (an empty list, ``None`` or ``False``, never an exception), so callers need no race
+    handling; where there is no ``/proc`` (not Linux) every look is empty."""
+
+    #: thread states that can make progress: running or runnable, or in uninterruptible I/O
+    RUNNING = frozenset("RD")
+    #: how many processes :meth:`with_descendants` walks at most (a fork bomb must not stall the loop)
+    MAX_WALK = 256
+
+    @staticmethod
+    def listdir(path: str) -> list[str]:
+        """``os.listdir(path)``, or ``[]`` once the directory is gone."""
+        try:
+            return os.listdir(path)
+        except OSError:
+            return []
+
+    @staticmethod
+    def stat(pid: int | str, tid: str | None = None) -> list[str] | None:
+        """The fields of ``/proc/PID/stat`` (or of thread ``tid``'s ``/proc/PID/task/TID/stat``) after the
+        command name, state first (so ``fields[1]`` is the ppid, ``[11]``/``[12]`` utime/stime, ``[19]`` the
+        start time), or None once it is gone."""
+        path = f"/proc/{pid}/stat" if tid is None else f"/proc/{pid}/task/{tid}/stat"
+        try:
+            with open(path) as f:
+                text = f.read()
+        except OSError:
+            return None
+        return text[text.rfind(")") + 2:].split()
+
+    @classmethod
+    def threads(cls, pid: int | str) -> list[str]:
+        """``pid``'s thread ids (``/proc/PID/task``)."""
+        return cls.listdir(f"/proc/{pid}/task")
+
+    @classmethod
+    def thread_runs(cls, pid: int | str, tid: str) -> bool:
+        """Whether thread ``tid`` of ``pid`` is in a :data:`RUNNING` state."""
+        fields = cls.stat(pid, tid)
+        return fields is not None and fields[0] in cls.RUNNING
+
+    @classmethod
+    def any_thread_runs(cls, pid: int | str) -> bool:
+        """Whether one of ``pid``'s threads is in a :data:`RUNNING` state."""
+        return any(cls.thread_runs(pid, tid) for tid in cls.threads(pid))
+
+    @classmethod
+    def children(cls, pid: int | str) -> list[int]:
+        """``pid``'s child processes, from each of its threads' ``/proc/PID/task/TID/children``."""
+        out: list[int] = []
+        for tid in cls.threads(pid):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    out.extend(int(k) for k in f.read().split())
+            except (OSError, ValueError):
+                continue
+        return out
+
+    @classmethod
+    def with_descendants(cls, pids: list[int]) -> list[int]:
+        """``pids`` and their descendants (at most :data:`MAX_WALK` processes)."""
+        found: list[int] = []
+        todo = list(pids)
+        while todo and len(found) < cls.MAX_WALK:
+            pid = todo.pop()
+            found.append(pid)
+            todo.extend(cls.children(pid))
+        return found
+
+
 class _ChildProcesses:
     """The loop's subprocesses (``asyncio.create_subprocess_exec``/``_shell``, i.e. ``loop.subprocess_exec``)
     and whether one of them, or a descendant, can make progress, read from Linux's ``/proc``.
@@ -608,7 +680,6 @@ class _ChildProcesses:
     ``/proc`` (not Linux) nothing is ever busy, and only the loop's idle grace covers other processes.
     """
 
-    _RUNNING = frozenset("RD")
     _REAP_WAIT = 1.0
 
     def __init__(self) -> None:
@@ -627,8 +698,8 @@ class _ChildProcesses:
         busy = False
         ticks: dict[int, int] = {}
         roots = set(live)
-        for pid in self._with_descendants(live):
-            fields = self._stat(f"/proc/{pid}/stat")
+        for pid in ProcFS.with_descendants(live):
+            fields = ProcFS.stat(pid)
             if fields is None or fields[0] in "ZX":
                 if pid in roots:  # exited (perhaps reaped by the child watcher's thread), not yet reported
                     first = self._exited.setdefault(pid, time.monotonic())
@@ -639,53 +710,11 @@ class _ChildProcesses:
             if used != self._ticks.get(pid, -1):  # it used CPU since the last look, or it has just started
                 busy = True
             elif not busy:
-                busy = any(self._thread_runs(pid, tid) for tid in self._listdir(f"/proc/{pid}/task"))
+                busy = ProcFS.any_thread_runs(pid)
         self._ticks = ticks
         if len(self._exited) > len(roots):
             self._exited = {pid: t for pid, t in self._exited.items() if pid in roots}
         return busy
-
-    def _thread_runs(self, pid: int, tid: str) -> bool:
-        fields = self._stat(f"/proc/{pid}/task/{tid}/stat")
-        return fields is not None and fields[0] in self._RUNNING
-
-    def _with_descendants(self, pids: list[int]) -> list[int]:
-        found: list[int] = []
-        todo = list(pids)
-        while todo and len(found) < 256:
-            pid = todo.pop()
-            found.append(pid)
-            todo.extend(self.children(pid))
-        return found
-
-    @classmethod
-    def children(cls, pid: int) -> list[int]:
-        """``pid``'s child processes, from each of its threads' ``/proc/PID/task/TID/children``."""
-        out: list[int] = []
-        for tid in cls._listdir(f"/proc/{pid}/task"):
-            try:
-                with open(f"/proc/{pid}/task/{tid}/children") as f:
-                    out.extend(int(k) for k in f.read().split())
-            except (OSError, ValueError):
-                continue
-        return out
-
-    @staticmethod
-    def _listdir(path: str) -> list[str]:
-        try:
-            return os.listdir(path)
-        except OSError:
-            return []
-
-    @staticmethod
-    def _stat(path: str) -> list[str] | None:
-        """The fields of a ``stat`` file after the command name (state first), or None once it is gone."""
-        try:
-            with open(path) as f:
-                text = f.read()
-        except OSError:
-            return None
-        return text[text.rfind(")") + 2:].split()
 
 
 class RealClock(_ClockBase):

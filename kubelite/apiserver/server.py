@@ -59,7 +59,7 @@ from kubelite.apiserver.admission.validating_admission_policy import ValidatingA
 from kubelite.apiserver.aggregator import Aggregator
 from kubelite.apiserver.auth.authn import TokenAuthenticator
 from kubelite.apiserver.auth.rbac import RBACAuthorizer
-from kubelite.apiserver.auth.user import UserInfo
+from kubelite.apiserver.auth.user import LOOPBACK, UserInfo
 from kubelite.apiserver.crds import CustomResources
 from kubelite.apiserver.event_ttl import DEFAULT_EVENT_TTL, EventStrategy, EventTTL
 from kubelite.apiserver.faults import FaultInjector
@@ -169,7 +169,7 @@ class ApiServer:
                         CertificateSubjectRestriction(),
                         ValidatingAdmissionPolicyPlugin(reader, resolve_kind=self._resolve_kind,
                                                         authorize=self.rbac.authorize),
-                        ResourceQuotaAdmission(reader)],
+                        ResourceQuotaAdmission(reader, update_status=self._charge_quota)],
         )
         self.crs = CustomResources(tables=self.tables, clock=clock)
         # the service REST storage's ClusterIP and NodePort allocators (pkg/registry/core/service)
@@ -257,6 +257,14 @@ class ApiServer:
         except KeyError:
             return None
         return info.group, info.plural, info.namespaced
+
+    async def _charge_quota(self, quota: dict[str, Any]) -> None:
+        """ResourceQuota admission's charge: the quota's status update (with its resourceVersion) as the
+        loopback client, through this pipeline (upstream's quotaAccessor.UpdateQuotaStatus)."""
+        meta = quota["metadata"]
+        await self.update(LOOPBACK, "", "resourcequotas", meta["namespace"], meta["name"],
+                          msgspec.json.decode(msgspec.json.encode(quota)), subresource="status",
+                          field_manager="kube-apiserver")
 
     # --- ObjectReader for admission plugins ---
     def read(self, group: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:

@@ -38,7 +38,7 @@ import socket
 import time
 from typing import Any
 
-from kubelite.clock import LoopTime, _ChildProcesses
+from kubelite.clock import LoopTime, ProcFS
 
 __all__ = ["DEFAULT_SERVE_IDLE_GRACE", "ClientActivity"]
 
@@ -100,7 +100,6 @@ class ClientActivity:
         # after a client disconnected: the process that started it -> when the client started (the starter's
         # children started since are watched; older ones, the server itself or a test's busy loops, are not)
         self._starters: dict[int, int] = {}
-        self._looks = _ChildProcesses()
         self._ticks: dict[int, int] = {}
         self._exited: dict[int, float] = {}  # pid -> real time it was first seen exited and unreaped
         #: statistics: how many looks found a reason to keep holding, by reason
@@ -250,10 +249,10 @@ class ClientActivity:
             peer.in_process = True  # a client in this process: the clock sees it already
             return
         me = os.getpid()
-        for entry in _ChildProcesses._listdir("/proc"):
+        for entry in ProcFS.listdir("/proc"):
             if entry.isdigit() and int(entry) != me and self._owns(entry, target):
                 peer.pid = int(entry)
-                fields = _ChildProcesses._stat(f"/proc/{entry}/stat")
+                fields = ProcFS.stat(entry)
                 ppid = int(fields[1]) if fields is not None else 0
                 peer.ppid = ppid if ppid > 1 and ppid != me else None
                 peer.start = int(fields[19]) if fields is not None else 0
@@ -262,7 +261,7 @@ class ClientActivity:
     @staticmethod
     def _owns(pid: str, target: str) -> bool:
         fd_dir = f"/proc/{pid}/fd"
-        for fd in _ChildProcesses._listdir(fd_dir):
+        for fd in ProcFS.listdir(fd_dir):
             try:
                 if os.readlink(f"{fd_dir}/{fd}") == target:
                     return True
@@ -280,7 +279,7 @@ class ClientActivity:
                 del self._starters[starter]
                 continue
             pids.append(starter)
-            pids.extend(self._looks._with_descendants([c for c in _ChildProcesses.children(starter) if _started(c) >= since]))
+            pids.extend(ProcFS.with_descendants([c for c in ProcFS.children(starter) if _started(c) >= since]))
         me = os.getpid()
         return [p for p in dict.fromkeys(pids) if p != me]
 
@@ -289,7 +288,7 @@ class ClientActivity:
         ticks: dict[int, int] = {}
         exited: dict[int, float] = {}
         for pid in self._watched():
-            fields = _ChildProcesses._stat(f"/proc/{pid}/stat")
+            fields = ProcFS.stat(pid)
             if fields is None or fields[0] in "ZX":
                 # a client that exited (reaped, or not yet) while the server has not seen its connection close:
                 # its starter is about to go on (for up to a second)
@@ -303,21 +302,21 @@ class ClientActivity:
             if used != self._ticks.get(pid, -1):  # it used CPU since the last look (or is new to us)
                 busy = True
             elif not busy:
-                busy = any(self._looks._thread_runs(pid, tid) for tid in _ChildProcesses._listdir(f"/proc/{pid}/task"))
+                busy = ProcFS.any_thread_runs(pid)
         self._ticks, self._exited = ticks, exited
         return busy
 
 
 def _started(pid: int) -> int:
     """When ``pid`` started (clock ticks since boot), -1 once it is gone."""
-    fields = _ChildProcesses._stat(f"/proc/{pid}/stat")
+    fields = ProcFS.stat(pid)
     return int(fields[19]) if fields is not None else -1
 
 
 def _cpu_ns(pid: int) -> int:
     """The CPU time of ``pid``'s threads in ns (``/proc/PID/task/TID/schedstat``), 0 where the kernel has none."""
     total = 0
-    for tid in _ChildProcesses._listdir(f"/proc/{pid}/task"):
+    for tid in ProcFS.threads(pid):
         try:
             with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
                 total += int(f.read().split()[0])

@@ -15,19 +15,20 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kubelite.api.resources import ResourceInfo
-from kubelite.kubectl import rows_core, rows_workloads
+from kubelite.kubectl import rows_core, rows_other, rows_workloads
 from kubelite.kubectl.timefmt import since
 
 __all__ = ["TABLE_MEDIA_TYPE", "Tabulator", "wants_table"]
 
 TABLE_MEDIA_TYPE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 
-_ROWS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Any]] = {**rows_core.ROWS, **rows_workloads.ROWS}
+_ROWS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Any]] = {**rows_core.ROWS, **rows_workloads.ROWS,
+                                                                  **rows_other.ROWS}
 _ROW_GROUPS = {"pods": "", "nodes": "", "namespaces": "", "services": "", "events": "", "configmaps": "",
                "secrets": "", "persistentvolumeclaims": "", "persistentvolumes": "", "endpointslices": "discovery.k8s.io",
                "deployments": "apps", "replicasets": "apps", "statefulsets": "apps", "daemonsets": "apps",
                "jobs": "batch", "cronjobs": "batch", "horizontalpodautoscalers": "autoscaling",
-               "poddisruptionbudgets": "policy"}
+               "poddisruptionbudgets": "policy", **rows_other.GROUPS}
 
 
 def wants_table(accept: str) -> bool:
@@ -56,6 +57,14 @@ _NUMERIC: dict[str, dict[str, str]] = {
     "secrets": {"DATA": "string"},
     "horizontalpodautoscalers": {"MAXPODS": "string", "REPLICAS": "string"},
     "events": {"COUNT": "string"},
+    "serviceaccounts": {"SECRETS": "string"},
+    "priorityclasses": {"VALUE": "integer"},
+    "controllerrevisions": {"REVISION": "string"},
+}
+#: Cells upstream writes as booleans (kubectl's "true"/"false" turned back into them), with the declared type
+_BOOLEAN: dict[str, dict[str, str]] = {
+    "priorityclasses": {"GLOBAL-DEFAULT": "boolean"},
+    "storageclasses": {"ALLOWVOLUMEEXPANSION": "string"},
 }
 #: Declared types of non-numeric cells that are not "string" (the cell stays printBoolPtr's "True"/"False")
 _DECLARED = {("cronjobs", "SUSPEND"): "boolean"}
@@ -63,7 +72,10 @@ _DECLARED = {("cronjobs", "SUSPEND"): "boolean"}
 _NAMES = {"IP": "IP", "CLUSTER-IP": "Cluster-IP", "EXTERNAL-IP": "External-IP", "INTERNAL-IP": "Internal-IP",
           "OS-IMAGE": "OS-Image", "MINPODS": "MinPods", "MAXPODS": "MaxPods", "PORT(S)": "Port(s)",
           "ADDRESSTYPE": "AddressType", "STORAGECLASS": "StorageClass", "VOLUMEMODE": "VolumeMode",
-          "VOLUMEATTRIBUTESCLASS": "VolumeAttributesClass"}
+          "VOLUMEATTRIBUTESCLASS": "VolumeAttributesClass", "POD-SELECTOR": "Pod-Selector",
+          "SERVICEACCOUNTS": "ServiceAccounts", "RECLAIMPOLICY": "ReclaimPolicy",
+          "VOLUMEBINDINGMODE": "VolumeBindingMode", "ALLOWVOLUMEEXPANSION": "AllowVolumeExpansion",
+          "GLOBAL-DEFAULT": "Global-Default", "PREEMPTIONPOLICY": "PreemptionPolicy"}
 
 
 def _col(name: str, priority: int = 0, type_: str = "string", fmt: str = "") -> dict[str, Any]:
@@ -119,19 +131,31 @@ class Tabulator:
         if printer is not None:
             columns, wide, fn = printer
             numeric = _NUMERIC.get(info.plural, {})
+            booleans = _BOOLEAN.get(info.plural, {})
 
             def col(c: str, priority: int) -> dict[str, Any]:
-                type_ = numeric.get(c) or _DECLARED.get((info.plural, c), "string")
+                type_ = numeric.get(c) or booleans.get(c) or _DECLARED.get((info.plural, c), "string")
                 return _col(_title(c), priority, type_, "name" if c == "NAME" else "")
 
-            self.columns = [col(c, 0) for c in columns] + [col(c, 1) for c in wide]
-            numbers = [i for i, c in enumerate((*columns, *wide)) if c in numeric]
+            if info.plural == "events":
+                # wide events replace the columns (printers.go's eventColumnDefinitions: Subobject, Source,
+                # First Seen, Count and Name are priority 1 between and after the default ones)
+                every: tuple[str, ...] = rows_core.EVENT_WIDE_COLUMNS
+                self.columns = [col(c, 0 if c in columns else 1) for c in every]
+            else:
+                every = (*columns, *wide)
+                self.columns = [col(c, 0) for c in columns] + [col(c, 1) for c in wide]
+            numbers = [i for i, c in enumerate(every) if c in numeric]
+            flags = [i for i, c in enumerate(every) if c in booleans]
 
             def row(o: Mapping[str, Any]) -> list[Any]:
                 cells = list(fn(o, self.now(), True))
                 for i in numbers:
                     if i < len(cells):
                         cells[i] = _number(cells[i])
+                for i in flags:
+                    if i < len(cells):
+                        cells[i] = cells[i] == "true"
                 return cells
 
             self._row = row

@@ -304,6 +304,96 @@ async def test_table_cells_have_upstreams_types(api: httpx.AsyncClient, cluster:
                                              "Selector"]
 
 
+async def test_event_tables_have_upstreams_columns_for_every_cell(api: httpx.AsyncClient,
+                                                                  cluster: kubelite.Cluster) -> None:
+    """printers.go's eventColumnDefinitions: the server prints wide (10 cells) and declares Subobject, Source,
+    First Seen, Count and Name priority 1, so ``kubectl get events`` shows the Message as its fifth column."""
+    assert (await api.post("/api/v1/namespaces/default/pods", json={
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}})).status_code == 201
+    await cluster.wait_for(lambda: _running(cluster, "p"), timeout=300)
+    t = (await api.get("/api/v1/namespaces/default/events", headers={"Accept": TABLE})).json()
+    assert _columns(t) == [("Last Seen", "string", 0), ("Type", "string", 0), ("Reason", "string", 0),
+                           ("Object", "string", 0), ("Subobject", "string", 1), ("Source", "string", 1),
+                           ("Message", "string", 0), ("First Seen", "string", 1), ("Count", "string", 1),
+                           ("Name", "string", 1)]
+    assert {len(r["cells"]) for r in t["rows"]} == {10}
+    shown = [[cell for cell, col in zip(r["cells"], t["columnDefinitions"], strict=True) if col["priority"] == 0]
+             for r in t["rows"]]
+    scheduled = next(row for row in shown if row[2] == "Scheduled")
+    assert scheduled[1:] == ["Normal", "Scheduled", "pod/p", "Successfully assigned default/p to node-0"]
+    pulling = next(r["cells"] for r in t["rows"] if r["cells"][2] == "Pulling")
+    assert pulling[4:6] == ["spec.containers{c}", "kubelet, node-0"]
+    assert pulling[8] == 1  # the Count cell is an int64, declared "string", as upstream
+
+
+@pytest.mark.parametrize("path", [
+    "/api/v1/namespaces/default/pods", "/api/v1/nodes", "/api/v1/namespaces", "/api/v1/namespaces/default/services",
+    "/api/v1/namespaces/default/events", "/api/v1/namespaces/default/configmaps",
+    "/api/v1/namespaces/default/secrets", "/apis/apps/v1/namespaces/default/deployments",
+    "/apis/apps/v1/namespaces/default/replicasets", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices",
+], ids=lambda p: p.rsplit("/", 1)[1])
+async def test_every_table_row_has_one_cell_per_column(api: httpx.AsyncClient, cluster: kubelite.Cluster,
+                                                       path: str) -> None:
+    """A Table's rows carry exactly one cell per column definition (kubectl pairs them by index)."""
+    assert (await api.post("/api/v1/namespaces/default/configmaps", json=_cm("one"))).status_code == 201
+    assert (await api.post("/api/v1/namespaces/default/secrets", json={
+        "apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"a": "b"}})).status_code == 201
+    deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+              "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                       "template": {"metadata": {"labels": {"app": "web"}},
+                                    "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}}}}
+    assert (await api.post("/apis/apps/v1/namespaces/default/deployments", json=deploy)).status_code == 201
+    assert (await api.post("/api/v1/namespaces/default/services", json={
+        "apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+        "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}})).status_code == 201
+    await cluster.wait_for(lambda: ((cluster.apiserver.read("apps", "deployments", "default", "web") or {})
+                                    .get("status") or {}).get("availableReplicas") == 1, timeout=300)
+    t = (await api.get(path, headers={"Accept": TABLE})).json()
+    assert t["rows"]
+    assert {len(r["cells"]) for r in t["rows"]} == {len(t["columnDefinitions"])}
+
+
+@pytest.mark.parametrize(("path", "columns", "first"), [
+    ("/apis/storage.k8s.io/v1/storageclasses",
+     [("Name", "string", 0), ("Provisioner", "string", 0), ("ReclaimPolicy", "string", 0),
+      ("VolumeBindingMode", "string", 0), ("AllowVolumeExpansion", "string", 0), ("Age", "string", 0)],
+     ["standard (default)", "kubelite.io/hostpath", "Delete", "WaitForFirstConsumer", False]),
+    ("/apis/scheduling.k8s.io/v1/priorityclasses",
+     [("Name", "string", 0), ("Value", "integer", 0), ("Global-Default", "boolean", 0), ("Age", "string", 0),
+      ("PreemptionPolicy", "string", 0)],
+     ["system-cluster-critical", 2000000000, False]),
+    ("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+     [("Name", "string", 0), ("Holder", "string", 0), ("Age", "string", 0)], ["node-0", "node-0"]),
+    ("/api/v1/namespaces/default/serviceaccounts",
+     [("Name", "string", 0), ("Secrets", "string", 0), ("Age", "string", 0)], ["default", 0]),
+    ("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+     [("Name", "string", 0), ("Role", "string", 0), ("Age", "string", 0), ("Users", "string", 1),
+      ("Groups", "string", 1), ("ServiceAccounts", "string", 1)], ["cluster-admin", "ClusterRole/cluster-admin"]),
+], ids=["storageclasses", "priorityclasses", "leases", "serviceaccounts", "clusterrolebindings"])
+async def test_tables_of_the_other_built_in_kinds(api: httpx.AsyncClient, cluster: kubelite.Cluster, path: str,
+                                                  columns: list[tuple[str, str, int]], first: list[Any]) -> None:
+    """printers.go's handlers for kinds beyond the workloads (not the default Name/Created At table)."""
+    await cluster.wait_for(lambda: bool(cluster.apiserver.read("", "serviceaccounts", "default", "default")),
+                           timeout=60)
+    t = (await api.get(path, headers={"Accept": TABLE})).json()
+    assert _columns(t) == columns
+    row = next(r["cells"] for r in t["rows"] if r["cells"][0] == first[0])
+    assert row[:len(first)] == first
+    assert {len(r["cells"]) for r in t["rows"]} == {len(columns)}
+
+
+async def test_quota_tables_show_used_over_hard(api: httpx.AsyncClient, cluster: kubelite.Cluster) -> None:
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "compute"},
+             "spec": {"hard": {"pods": "10", "requests.cpu": "4", "limits.memory": "8Gi"}}}
+    assert (await api.post("/api/v1/namespaces/default/resourcequotas", json=quota)).status_code == 201
+    await cluster.wait_for(lambda: ((cluster.apiserver.read("", "resourcequotas", "default", "compute") or {})
+                                    .get("status") or {}).get("used") is not None, timeout=60)
+    t = (await api.get("/api/v1/namespaces/default/resourcequotas", headers={"Accept": TABLE})).json()
+    assert [c[0] for c in _columns(t)] == ["Name", "Request", "Limit", "Age"]
+    assert t["rows"][0]["cells"][:3] == ["compute", "pods: 0/10, requests.cpu: 0/4", "limits.memory: 0/8Gi"]
+
+
 # --- errors, media types, auth ---
 
 @pytest.mark.parametrize(("method", "path", "body", "ctype", "code"), [

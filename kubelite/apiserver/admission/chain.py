@@ -180,7 +180,9 @@ class AdmissionChain:
         """Validating phase (``templated`` as for :meth:`admit`)."""
         for p in self._plugins(False, req.operation, templated):
             if p.handles(req):
-                p.validate(req)
+                pending = p.validate(req)
+                if pending is not None:  # a plugin that writes (ResourceQuota's charge) hands back its await
+                    await pending
         for h in self.hooks:
             if not h.mutating and h.matches(req):
                 await h(req)

@@ -1,188 +1,186 @@
 """ResourceQuota admission (upstream ``plugin/pkg/admission/resourcequota``, the last validating plugin).
 
-A create in a namespace with ResourceQuotas is rejected when, for any quota that covers the object (its
-scopes match), the namespace's usage plus what the object requests would exceed ``spec.hard`` for a resource
-the object uses: 403 ``<resource> "<name>" is forbidden: exceeded quota: <quota>, requested: <r>, used: <u>,
-limited: <h>``, each list holding only the exceeded resources, as upstream's ``prettyPrint`` prints them.
+Upstream's evaluator (``k8s.io/apiserver/pkg/admission/plugin/resourcequota/controller.go``: ``CheckRequest``
+and ``checkQuotas``), on ``status``, not on the stored objects:
 
-Deviation, deliberately: upstream reads ``status.used`` and charges the request to it inside admission (a
-quota write before the object's write). Here usage is computed from the stored objects at admission time
-(:func:`kubelite.api.quota.namespace_usage`, the same evaluator the quota controller writes ``status.used``
-with), so a request rejected later in the pipeline has spent nothing, and back-to-back creates cannot
-overshoot while the controller catches up. The decisions and messages are upstream's once the controller
-has caught up.
-
-Cost: usage is kept, not recounted. Per namespace with quotas the plugin keeps, for each resource a quota
-charges, the objects' last seen versions and each quota's running total; a create reads the table's writes
-since the last one (the store's history) and charges their deltas, decoding each written version at most
-once, as upstream's evaluator charges the request's delta to ``status.used`` instead of relisting. Before,
-every pod write cleared a cache and the next create decoded every pod in the namespace again (quadratic in
-pods). When the history no longer reaches back, the namespace is read again, decoding only versions it has
-not seen.
+- A quota covers a create when its scopes match the object and its ``status.hard`` names a resource the
+  object's evaluator charges. A quota whose status the resource quota controller has not written yet
+  (just created) has no ``status.hard``, so it covers nothing yet; one whose ``status.used`` lacks a covered
+  resource rejects: ``status unknown for quota: <quota>, resources: <r>``.
+- Pods must state each compute resource a covering quota limits (``podEvaluator.Constraints``):
+  ``failed quota: <quota>: must specify limits.cpu for: <containers>``.
+- The request's usage (zero entries dropped) plus ``status.used`` must fit ``status.hard``, else 403
+  ``<resource> "<name>" is forbidden: exceeded quota: <quota>, requested: <r>, used: <u>, limited: <h>``
+  (``prettyPrint``, only the exceeded resources).
+- Admission then **charges** the request: each covering quota's ``status.used`` grows by it, written as a
+  status update with the quota's resourceVersion, through the apiserver as its loopback identity
+  (``system:apiserver``). A conflict (another create charged it first) rereads the quotas that failed and
+  checks again, up to 3 retries; then the conflict is the answer. A dry run is checked but never charged.
+- What admission charged stays charged even when the object's write fails afterwards (an AlreadyExists),
+  and a deleted or finished object's share comes back only when the controller recalculates (on the
+  deletion's replenishment or its periodic resync), as upstream. So ``status.used`` is what counts, and
+  concurrent creates cannot both take the last unit: the second one's charge conflicts and is rechecked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
-
-import msgspec
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 from kubelite.api.quantity import parse_quantity
-from kubelite.api.quota import (
-    ResourceList,
-    format_list,
-    matches_scopes,
-    namespace_usage,
-    object_usage,
-    resources_of,
-)
+from kubelite.api.quota import ResourceList, format_list, matches_scopes, object_usage, resources_of
 from kubelite.apiserver.admission.chain import ObjectReader
 from kubelite.apiserver.request import AdmissionRequest
-from kubelite.errors import Forbidden
-from kubelite.store import DELETED, StoredObject
+from kubelite.errors import ApiError, Conflict, Forbidden
 
-__all__ = ["ResourceQuotaAdmission"]
+__all__ = ["RETRIES", "ResourceQuotaAdmission", "UpdateStatus"]
 
+#: ``checkQuotas``' remainingRetries: conflicts on a quota's status update are retried this many times
+RETRIES = 3
 
-class StoredReader(ObjectReader, Protocol):
-    """The reads the plugin keeps its usage with (``registry.tables.ResourceTables``)."""
+#: writes a quota (its ``status``) back with its resourceVersion as a precondition; raises Conflict when stale
+UpdateStatus = Callable[[dict[str, Any]], Awaitable[Any]]
 
-    def stored(self, group: str, plural: str, namespace: str) -> tuple[int, list[StoredObject]]: ...
-
-    def writes_after(
-        self, group: str, plural: str, rv: int,
-    ) -> tuple[int, Sequence[tuple[str, StoredObject]] | None]: ...
+#: podEvaluator.Constraints' validationSet: the compute resources each container must state when quota'd
+_CONSTRAINED = ("cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory")
 
 
-_encode = msgspec.json.Encoder(order="sorted").encode
+def _quantities(values: Mapping[str, Any] | None) -> ResourceList:
+    out: ResourceList = {}
+    for k, v in (values or {}).items():
+        try:
+            out[k] = parse_quantity(v)
+        except (TypeError, ValueError):
+            continue
+    return out
 
 
-class _Ledger:
-    """One resource's objects in one namespace, as last seen, and each covering quota's total over them.
+def _matching(group: str, plural: str, names: Any) -> list[str]:
+    """``evaluator.MatchingResources``: the quota resource names the evaluator of ``group/plural`` charges."""
+    return sorted(n for n in names if (group, plural) in resources_of({"spec": {"hard": {n: "0"}}}))
 
-    Invariant: ``records`` holds every object of the namespace as of table revision ``synced``, and each
-    ``totals[key]`` is :func:`namespace_usage` of the quota with that key over ``records``."""
 
-    __slots__ = ("group", "plural", "records", "synced", "totals")
+def _container_usage(c: Mapping[str, Any]) -> set[str]:
+    """``podComputeUsageHelper``'s names for one container's own requests and limits."""
+    res = c.get("resources") or {}
+    out: set[str] = set()
+    for name in (res.get("requests") or {}):
+        out.add(f"requests.{name}")
+        if name in ("cpu", "memory"):
+            out.add(name)
+    for name in (res.get("limits") or {}):
+        out.add(f"limits.{name}")
+    return out
 
-    def __init__(self, group: str, plural: str) -> None:
-        self.group = group
-        self.plural = plural
-        self.synced = -1
-        self.records: dict[str, tuple[int, dict[str, Any]]] = {}
-        #: quota key (name, spec) -> (the quota, its usage over ``records``)
-        self.totals: dict[tuple[str, bytes], tuple[dict[str, Any], ResourceList]] = {}
 
-    def sync(self, reader: StoredReader, namespace: str) -> None:
-        last, writes = reader.writes_after(self.group, self.plural, self.synced)
-        if writes is None or last < self.synced or self.synced < 0:
-            self._reread(reader, namespace)
-            return
-        latest: dict[str, tuple[str, StoredObject]] = {}
-        for kind, obj in writes:
-            if obj.namespace == namespace:
-                latest[obj.name] = (kind, obj)
-        for name, (kind, obj) in latest.items():
-            old = self.records.get(name)
-            if old is not None and old[0] == obj.rv and kind != DELETED:
-                continue
-            new = None if kind == DELETED else obj.decode()
-            if new is None:
-                self.records.pop(name, None)
-            else:
-                self.records[name] = (obj.rv, new)
-            self._charge(None if old is None else old[1], new)
-        self.synced = last
-
-    def _reread(self, reader: StoredReader, namespace: str) -> None:
-        last, objs = reader.stored(self.group, self.plural, namespace)
-        records = {}
-        for o in objs:
-            seen = self.records.get(o.name)
-            records[o.name] = seen if seen is not None and seen[0] == o.rv else (o.rv, o.decode())
-        self.records = records
-        self.totals.clear()
-        self.synced = last
-
-    def _charge(self, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
-        """Move each total by what the object's change charges (its old version's usage out, the new one's in)."""
-        for quota, used in self.totals.values():
-            for obj, sign in ((old, -1), (new, 1)):
-                if obj is None or not matches_scopes(quota, self.group, self.plural, obj):
-                    continue
-                for k, q in object_usage(self.group, self.plural, obj).items():
-                    if k in used:
-                        used[k] = used[k] + q if sign > 0 else used[k] - q
-
-    def used(self, quota: dict[str, Any], key: tuple[str, bytes]) -> ResourceList:
-        hit = self.totals.get(key)
-        if hit is None:
-            hit = self.totals[key] = (quota, namespace_usage(quota, {(self.group, self.plural):
-                                                                     [r[1] for r in self.records.values()]}))
-        return hit[1]
+def _pod_constraints(required: list[str], pod: Mapping[str, Any]) -> str | None:
+    """``podEvaluator.Constraints``: with cpu or memory quota'd, every container must state them."""
+    needed = set(required).intersection(_CONSTRAINED)
+    if not needed:
+        return None
+    spec = pod.get("spec") or {}
+    missing: dict[str, set[str]] = {}
+    for c in [*(spec.get("containers") or ()), *(spec.get("initContainers") or ())]:
+        for name in needed - _container_usage(c):
+            missing.setdefault(name, set()).add(str(c.get("name", "")))
+    if not missing:
+        return None
+    return "must specify " + "; ".join(f"{r} for: {','.join(sorted(missing[r]))}" for r in sorted(missing))
 
 
 class ResourceQuotaAdmission:
     name = "ResourceQuota"
     operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
-    # the per-template create memo (admission/chain.py): usage changes with every create: runs on each one, changes nothing
+    # the per-template create memo (admission/chain.py): usage changes with every create: runs on each one
     template_tables: tuple[tuple[str, str], ...] | None = None
 
-    def __init__(self, reader: StoredReader) -> None:
+    def __init__(self, reader: ObjectReader, update_status: UpdateStatus | None = None) -> None:
         self.reader = reader
-        #: namespace -> (group, plural) -> its ledger; a namespace's go when it has no quota left
-        self._ledgers: dict[str, dict[tuple[str, str], _Ledger]] = {}
+        #: how a charge is written (the apiserver sets it to its loopback status update); None: never charged
+        self.update_status = update_status
 
     def handles(self, req: AdmissionRequest) -> bool:
         return req.operation == "CREATE" and bool(req.namespace) and not req.subresource
 
-    def used(self, namespace: str, quota: dict[str, Any]) -> ResourceList:
-        """``quota``'s usage in ``namespace`` now: every hard resource, what the stored objects charge it
-        (:func:`namespace_usage` over them, kept by the ledgers)."""
-        ledgers = self._ledgers.setdefault(namespace, {})
-        key = (quota["metadata"]["name"], _encode(quota.get("spec") or {}))
-        used = namespace_usage(quota, {})  # every hard resource, at zero
-        for gr in resources_of(quota):
-            ledger = ledgers.get(gr)
-            if ledger is None:
-                ledger = ledgers[gr] = _Ledger(*gr)
-            ledger.sync(self.reader, namespace)
-            for k, q in ledger.used(quota, key).items():
-                used[k] = used[k] + q
-        return used
-
-    def validate(self, req: AdmissionRequest) -> None:
-        assert req.object is not None
+    def validate(self, req: AdmissionRequest) -> Awaitable[None] | None:
+        """Check (and then charge) ``req`` against its namespace's quotas; None when none can cover it, so
+        a namespace without quotas costs one read and no await."""
         quotas = self.reader.read_all("", "resourcequotas", req.namespace)
         if not quotas:
-            self._ledgers.pop(req.namespace, None)
-            return
-        keys = {(q["metadata"]["name"], _encode(q.get("spec") or {})) for q in quotas}
-        for ledger in self._ledgers.get(req.namespace, {}).values():  # a changed or deleted quota's total goes
-            for key in [k for k in ledger.totals if k not in keys]:
-                del ledger.totals[key]
-        requested_all = object_usage(req.group, req.resource, req.object)
-        for quota in sorted(quotas, key=lambda q: q["metadata"]["name"]):
-            if not matches_scopes(quota, req.group, req.resource, req.object):
-                continue
-            hard = {}
-            for name, value in ((quota.get("spec") or {}).get("hard") or {}).items():
+            return None
+        return self._evaluate(req, quotas)
+
+    async def _evaluate(self, req: AdmissionRequest, quotas: list[dict[str, Any]]) -> None:
+        """``checkQuotas``: check, charge, and on conflicts reread and check the quotas that failed again."""
+        for remaining in range(RETRIES, -1, -1):
+            charges = self.check(req, quotas)
+            if not charges or req.dry_run or self.update_status is None:
+                return
+            failed: list[str] = []
+            last: Conflict | None = None
+            for quota in charges:
                 try:
-                    hard[name] = parse_quantity(value)
-                except (TypeError, ValueError):
-                    continue
-            requested = {k: v for k, v in requested_all.items() if k in hard}
-            if not requested:
-                continue
-            used = self.used(req.namespace, quota)
-            exceeded = sorted(k for k, q in requested.items() if used[k] + q > hard[k])
+                    await self.update_status(quota)
+                except Conflict as e:
+                    failed.append(quota["metadata"]["name"])
+                    last = e
+            if last is None:
+                return
+            if remaining == 0:
+                raise last
+            fresh = self.reader.read_all("", "resourcequotas", req.namespace)
+            quotas = [q for q in fresh if q["metadata"]["name"] in failed]
+
+    def check(self, req: AdmissionRequest, quotas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``CheckRequest``: raise Forbidden when ``req`` does not fit; else the covering quotas with their
+        ``status.used`` charged (copies, each carrying the resourceVersion it was read at), [] when nothing
+        is to be charged."""
+        assert req.object is not None
+        group, plural, obj = req.group, req.resource, req.object
+        covering: list[tuple[dict[str, Any], list[str]]] = []
+        for quota in sorted(quotas, key=lambda q: q["metadata"]["name"]):
+            status = quota.get("status") or {}
+            restricted = _matching(group, plural, status.get("hard") or {})
+            if not restricted or not matches_scopes(quota, group, plural, obj):
+                continue  # Matches: no hard resource of this evaluator in status (yet), or out of scope
+            name = quota["metadata"]["name"]
+            if (group, plural) == ("", "pods"):
+                err = _pod_constraints(restricted, obj)
+                if err is not None:
+                    raise self._forbidden(req, f"failed quota: {name}: {err}")
+            used = status.get("used") or {}
+            if any(r not in used for r in restricted):
+                raise self._forbidden(req, f"status unknown for quota: {name}, resources: {','.join(restricted)}")
+            covering.append((quota, restricted))
+        if not covering:
+            return []
+        delta = {k: q for k, q in object_usage(group, plural, obj).items() if q != 0}  # quota.RemoveZeros
+        if not delta:
+            return []
+        out: list[dict[str, Any]] = []
+        for quota, _ in covering:
+            status = quota["status"]
+            hard, used = _quantities(status.get("hard")), _quantities(status.get("used"))
+            requested = {k: q for k, q in delta.items() if k in hard}
+            new_used = dict(used)
+            for k, q in requested.items():
+                new_used[k] = new_used[k] + q if k in new_used else q
+            exceeded = sorted(k for k in requested if new_used[k] > hard[k])
             if exceeded:
-                detail = (f"exceeded quota: {quota['metadata']['name']}, "
-                          f"requested: {format_list({k: requested[k] for k in exceeded})}, "
-                          f"used: {format_list({k: used[k] for k in exceeded})}, "
-                          f"limited: {format_list({k: hard[k] for k in exceeded})}")
-                qualified = f"{req.resource}.{req.group}" if req.group else req.resource
-                prefix = f'{qualified} "{req.name}" is forbidden' if req.name else f"{qualified} is forbidden"
-                raise Forbidden.make(f"{prefix}: {detail}", name=req.name or None, group=req.group,
-                                     kind=req.resource)
+                raise self._forbidden(req, (
+                    f"exceeded quota: {quota['metadata']['name']}, "
+                    f"requested: {format_list({k: requested[k] for k in exceeded})}, "
+                    f"used: {format_list({k: used[k] for k in exceeded if k in used})}, "
+                    f"limited: {format_list({k: hard[k] for k in exceeded})}"))
+            if requested:
+                raw_used = dict(status.get("used") or {})
+                raw_used.update({k: str(new_used[k]) for k in requested})
+                out.append({**quota, "status": {**status, "used": raw_used}})
+        return out
+
+    @staticmethod
+    def _forbidden(req: AdmissionRequest, detail: str) -> ApiError:
+        """``admission.NewForbidden``: ``<resource> "<name>" is forbidden: <detail>``."""
+        qualified = f"{req.resource}.{req.group}" if req.group else req.resource
+        prefix = f'{qualified} "{req.name}" is forbidden' if req.name else f"{qualified} is forbidden"
+        return Forbidden.make(f"{prefix}: {detail}", name=req.name or None, group=req.group, kind=req.resource)

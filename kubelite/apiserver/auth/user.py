@@ -24,6 +24,7 @@ __all__ = [
     "ALL_UNAUTHENTICATED",
     "ANONYMOUS",
     "ANONYMOUS_USER",
+    "LOOPBACK",
     "KUBE_CONTROLLER_MANAGER",
     "KUBE_PROXY",
     "KUBE_SCHEDULER",
@@ -69,6 +70,9 @@ class UserInfo(msgspec.Struct, frozen=True, kw_only=True):
 
 ADMIN = UserInfo(name="kubelite-admin", groups=(SYSTEM_PRIVILEGED_GROUP, ALL_AUTHENTICATED))
 ANONYMOUS = UserInfo(name=ANONYMOUS_USER, groups=(ALL_UNAUTHENTICATED,))
+#: the apiserver's own loopback client (``system:apiserver`` in ``system:masters``): its writes from inside a
+#: request, such as ResourceQuota admission's status charges
+LOOPBACK = UserInfo(name="system:apiserver", groups=(SYSTEM_PRIVILEGED_GROUP, ALL_AUTHENTICATED))
 
 
 def service_account_username(namespace: str, name: str) -> str:

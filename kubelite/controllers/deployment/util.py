@@ -17,7 +17,7 @@ import msgspec
 
 from kubelite.api.types import Deployment, ReplicaSet
 from kubelite.api.types.apps_v1 import DeploymentCondition, DeploymentStatus
-from kubelite.api.types.core_v1 import PodTemplateSpec
+from kubelite.api.types.core_v1 import PodSpec, PodTemplateSpec, ResourceRequirements
 from kubelite.controllers.podutil import parse_timestamp
 from kubelite.rand import SUFFIX_ALPHABET
 
@@ -84,10 +84,36 @@ _sorted_encode = msgspec.json.Encoder(order="sorted").encode
 
 # --- hashing and templates ---------------------------------------------------------------------------------------
 
+_NO_RESOURCES = ResourceRequirements()
+
+
+def _semantic(template: PodTemplateSpec | None) -> PodTemplateSpec | None:
+    """The template as upstream's Go types hold it: a container's ``resources`` is a value struct there
+    (``ResourceRequirements``, not a pointer), so ``resources: {}`` and no ``resources`` are one value, hashed
+    and compared alike. Clients built on those types send the ``{}`` (``kubectl rollout undo`` replaces the
+    template with the ReplicaSet's, every container carrying ``resources: {}``), so without this a rollback
+    to a revision whose containers have no resources would make a new ReplicaSet instead of reusing the old
+    one. Templates without an empty ``resources`` come back as they are (their hashes do not change)."""
+    spec = template.spec if template is not None else None
+    if spec is None:
+        return template
+    changed: dict[str, object] = {}
+    for field in ("containers", "init_containers", "ephemeral_containers"):
+        containers = getattr(spec, field)
+        if containers and any(c.resources == _NO_RESOURCES for c in containers):
+            changed[field] = [msgspec.structs.replace(c, resources=None) if c.resources == _NO_RESOURCES else c
+                              for c in containers]
+    if not changed:
+        return template
+    assert template is not None
+    new_spec: PodSpec = msgspec.structs.replace(spec, **changed)
+    return msgspec.structs.replace(template, spec=new_spec)
+
+
 def compute_hash(template: PodTemplateSpec | None, collision_count: int | None) -> str:
     """``controller.ComputeHash``: fnv32a over the template (+ collisionCount), rendered with SafeEncodeString."""
     h = 0x811C9DC5
-    data = _sorted_encode(template)
+    data = _sorted_encode(_semantic(template))
     if collision_count is not None:
         data += (collision_count & 0xFFFFFFFF).to_bytes(4, "little") + b"\0\0\0\0"
     for b in data:
@@ -107,7 +133,7 @@ def _without_hash(template: PodTemplateSpec | None) -> PodTemplateSpec | None:
 
 def equal_ignore_hash(a: PodTemplateSpec | None, b: PodTemplateSpec | None) -> bool:
     """``EqualIgnoreHash``: equal templates once the pod-template-hash label is dropped from both."""
-    return _without_hash(a) == _without_hash(b)
+    return _without_hash(_semantic(a)) == _without_hash(_semantic(b))
 
 
 # --- replica set collections -------------------------------------------------------------------------------------

@@ -116,6 +116,32 @@ async def test_rollback_and_history_cleanup(rs_cluster: Cluster) -> None:
     assert len(await c.client.list(ReplicaSet)) == 2  # the new one plus revisionHistoryLimit=1 old one
 
 
+@pytest.mark.parametrize("resources", [None, {}], ids=["as-stored", "as-go-clients-send-it"])
+async def test_rollback_reuses_the_revisions_replicaset(rs_cluster: Cluster, resources: Any) -> None:
+    """``kubectl rollout undo`` JSON-patches the Deployment's template to the old ReplicaSet's, marshalled from
+    Go types: every container carries ``resources: {}`` (a value struct there). Upstream's EqualIgnoreHash and
+    ComputeHash see the same template, so the old ReplicaSet becomes the new revision: no new ReplicaSet."""
+    c = rs_cluster
+    await c.client.create(dep_body("web", 2))
+    await c.wait_for(lambda: done(c), timeout=60)
+    await c.client.patch(Deployment, "web", set_image("nginx:1.26"))
+    await c.wait_for(lambda: done(c), timeout=120)
+    old = next(rs for rs in await c.client.list("replicasets")
+               if rs["metadata"]["annotations"][REVISION_ANNOTATION] == "1")
+    template = old["spec"]["template"]
+    del template["metadata"]["labels"]["pod-template-hash"]
+    assert "resources" not in template["spec"]["containers"][0]
+    if resources is not None:
+        template["spec"]["containers"][0]["resources"] = resources
+    await c.client.patch(Deployment, "web", [{"op": "replace", "path": "/spec/template", "value": template}],
+                         patch_type="json")
+    await c.wait_for(lambda: done(c), timeout=120)
+    rss = await c.client.list(ReplicaSet)
+    assert len(rss) == 2
+    by_name = {rs.metadata.name: rs for rs in rss}
+    assert by_name[old["metadata"]["name"]].metadata.annotations[REVISION_ANNOTATION] == "3"
+    assert by_name[old["metadata"]["name"]].spec.replicas == 2
+
 async def test_pause_and_resume(rs_cluster: Cluster) -> None:
     c = rs_cluster
     await c.client.create(dep_body("web", 2))
