@@ -363,7 +363,8 @@ def _floors(cluster: Cluster, table: Any, ns: str, names: list[str], path: tuple
 _SPLIT: list[tuple[str, list[tuple[str, str]]]] = [
     ("template memo key (the spec as sent)", [("registry/templates.py", "key"), ("registry/templates.py", "key_of_json")]),
     ("decode (typed; metadata only on a memo hit)", [("apiserver/pipeline.py", "decode"),
-                                                     ("apiserver/pipeline.py", "decode_metadata")]),
+                                                     ("apiserver/pipeline.py", "decode_metadata"),
+                                                     ("apiserver/pipeline.py", "decode_parts")]),
     ("defaulting", [("registry/strategy.py", "default")]),
     ("admission (mutating + validating)", [("admission/chain.py", "admit"), ("admission/chain.py", "validate")]),
     ("validation", [("registry/strategy.py", "validate"), ("registry/core.py", "validate_metadata")]),
