@@ -14,8 +14,12 @@ the last bind (upstream SchedulingBasic: 5,000 nodes, 1,000 initial pods, 10,000
   Deployment's pods (the ReplicaSet object exists; no controller runs).
 - preemption: nodes filled with low-priority pods; measured pods have high priority and each
   preempts one victim (a fake kubelet finishes deletions at once).
-Like upstream's scheduler_perf (apiserver + scheduler only), the clusters start neither their own
-kube-scheduler nor controllers; managedFields are on, as in every default cluster (issue #17). The floor, measured in the same run, is what the API work alone costs
+Like upstream's scheduler_perf (apiserver + scheduler only), the clusters start no controllers (without
+kubelets or Leases, node lifecycle would taint every node once its grace period passed); the scheduler is
+the default cluster's own kube-scheduler: its identity, its field manager and its Events (a ``Scheduled``
+Event per pod, written through the API as upstream's scheduler_perf scheduler writes them), with
+managedFields on (issue #17). ``--bare`` runs the setup of earlier figures instead: a Scheduler the bench
+builds on the admin client, with no event recorder. The floor, measured in the same run, is what the API work alone costs
 per pod: the same creates plus a ``pods/binding`` per pod to a round-robin node, with no scheduler.
 ``--profile`` prints where the measured phase spends its time (cProfile, top ``--top`` functions by
 own and by cumulative time).
@@ -105,11 +109,15 @@ async def floor(args: argparse.Namespace, workload: str) -> tuple[float, float]:
 
 
 async def run(args: argparse.Namespace, workload: str) -> dict[str, Any]:
-    async with Cluster(seed=1, tune_gc=True, scheduler=False, controllers=False) as cluster:
+    async with Cluster(seed=1, tune_gc=True, scheduler=not args.bare, controllers=False) as cluster:
         await make_nodes(cluster, args.nodes, workload)
-        factory = SharedInformerFactory(cluster.client, clock=cluster.clock, rng=cluster.rng)
-        sched = Scheduler(cluster.client, factory, clock=cluster.clock, rng=cluster.rng)
-        cluster.start_soon(sched.run)
+        if args.bare:
+            factory = SharedInformerFactory(cluster.client, clock=cluster.clock, rng=cluster.rng)
+            sched = Scheduler(cluster.client, factory, clock=cluster.clock, rng=cluster.rng)
+            cluster.start_soon(sched.run)
+        else:
+            assert cluster.scheduler is not None
+            sched = cluster.scheduler
         low = high = None
         initial = args.initial
         if workload == "preemption":
@@ -143,9 +151,10 @@ async def run(args: argparse.Namespace, workload: str) -> dict[str, Any]:
             stats.sort_stats("tottime").print_stats(args.top)
             stats.sort_stats("cumulative").print_stats(args.top)
         st = sched.statistics()
+        events = len(await cluster.client.list("events", namespace="default"))
         return {"workload": workload, "pods_per_s": args.measured / elapsed, "elapsed_s": elapsed,
                 "pods_per_cpu_s": args.measured / cpu,
-                "attempts": st.attempts, "victims": st.preemption_victims}
+                "attempts": st.attempts, "victims": st.preemption_victims, "events": events}
 
 
 async def main() -> None:
@@ -157,6 +166,8 @@ async def main() -> None:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--top", type=int, default=25, help="functions listed per profile table")
     ap.add_argument("--no-floor", action="store_true")
+    ap.add_argument("--bare", action="store_true",
+                    help="earlier figures' setup: the bench's own Scheduler on the admin client, no Events")
     ap.add_argument("--generic-filters", action="store_true",
                     help="the slower twin of scheduler/fast_path.py: no fused Filter prefix, every plugin per node")
     args = ap.parse_args()
@@ -173,7 +184,8 @@ async def main() -> None:
     for w in workloads:
         r = await run(args, w)
         print(f"{w}: {r['pods_per_s']:,.0f} pods/s ({r['elapsed_s']:.1f}s wall), {r['pods_per_cpu_s']:,.0f} pods per "
-              f"CPU-second, attempts={r['attempts']} victims={r['victims']}, load {os.getloadavg()[0]:.1f}")
+              f"CPU-second, attempts={r['attempts']} victims={r['victims']} events={r['events']:,}, "
+              f"load {os.getloadavg()[0]:.1f}")
         if floor_cpu:
             # what the scheduler itself adds per pod, over the API work the floor did (both CPU time)
             own = 1 / r["pods_per_cpu_s"] - 1 / floor_cpu
