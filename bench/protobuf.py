@@ -55,8 +55,10 @@ def main() -> None:
     for name, obj in objects.items():
         pb, js = encode(obj), json_enc.encode(obj)
         # interleaved: each pair measured back to back, three times, best of each kept
-        runs = [(_cpu_us(lambda: decode(pb), args.rounds), _cpu_us(lambda: json_dec.decode(js), args.rounds),
-                 _cpu_us(lambda: encode(obj), args.rounds), _cpu_us(lambda: json_enc.encode(obj), args.rounds))
+        runs = [(_cpu_us(lambda pb=pb: decode(pb), args.rounds),
+                 _cpu_us(lambda js=js: json_dec.decode(js), args.rounds),
+                 _cpu_us(lambda obj=obj: encode(obj), args.rounds),
+                 _cpu_us(lambda obj=obj: json_enc.encode(obj), args.rounds))
                 for _ in range(3)]
         pd, jd, pe, je = (min(r[i] for r in runs) for i in range(4))
         print(f"{name:28} {len(pb):8} {pd:8.1f} {jd:8.1f} {pd / jd:6.0f} {pe:8.1f} {je:8.1f} {pe / je:6.0f}")
