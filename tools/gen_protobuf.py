@@ -30,16 +30,13 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "kubelite" / "api" / "protobuf_tables.py"
 sys.path.insert(0, str(ROOT))
 
-# name -> (default git dir, pinned commit, proto package prefix, directory of the API packages in the repo)
-SOURCES: dict[str, tuple[str, str, str, str]] = {
-    "api": ("/work/.mirror/kubernetes+api/repo", "10b39a39bcee995dfe7cd5e8e7b922be5e46f1e2",
-            "k8s.io.api.", ""),
-    "apimachinery": ("/work/.mirror/kubernetes+apimachinery/repo", "eed236ceee2c19c2753a3d93ac0631dc20750454",
-                     "k8s.io.apimachinery.", ""),
+# k8s.io/<name> -> (default git directory, pinned commit)
+SOURCES: dict[str, tuple[str, str]] = {
+    "api": ("/work/.mirror/kubernetes+api/repo", "10b39a39bcee995dfe7cd5e8e7b922be5e46f1e2"),
+    "apimachinery": ("/work/.mirror/kubernetes+apimachinery/repo", "eed236ceee2c19c2753a3d93ac0631dc20750454"),
     "apiextensions-apiserver": ("/work/.mirror/kubernetes+apiextensions-apiserver/repo",
-                                "1aa2717a552ee6ca1e2a18f1f8ffccde981db923", "k8s.io.apiextensions-apiserver.", ""),
-    "kube-aggregator": ("/work/.mirror/kubernetes+kube-aggregator/repo", "232ca687ab24bc9f9a378cba74716b5f7d6b82eb",
-                        "k8s.io.kube-aggregator.", ""),
+                                "1aa2717a552ee6ca1e2a18f1f8ffccde981db923"),
+    "kube-aggregator": ("/work/.mirror/kubernetes+kube-aggregator/repo", "232ca687ab24bc9f9a378cba74716b5f7d6b82eb"),
 }
 # Messages the codec handles by name (their JSON is not an object of their fields): never expanded.
 SPECIAL = frozenset({
@@ -53,8 +50,8 @@ _FIELD = re.compile(r"^\s*(optional|repeated|required)?\s*(map<\s*([\w.]+)\s*,\s
 
 
 class Source:
-    def __init__(self, name: str, gitdir: str, commit: str, prefix: str) -> None:
-        self.name, self.gitdir, self.commit, self.prefix = name, gitdir, commit, prefix
+    def __init__(self, name: str, gitdir: str, commit: str) -> None:
+        self.name, self.gitdir, self.commit = name, gitdir, commit
 
     def git(self, *args: str) -> str:
         return subprocess.run(["git", "--git-dir", self.gitdir, *args], check=True, capture_output=True,
@@ -307,7 +304,7 @@ def main(argv: list[str] | None = None) -> None:
     for item in args.src:
         key, _, value = item.partition("=")
         dirs[key] = value
-    srcs = [Source(k, dirs[k], SOURCES[k][1], SOURCES[k][2]) for k in SOURCES]
+    srcs = [Source(k, dirs[k], SOURCES[k][1]) for k in SOURCES]
     messages, lists = load(srcs)
     text = render(messages, lists, served_kinds(messages), srcs)
     if args.check:

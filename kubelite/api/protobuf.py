@@ -38,7 +38,8 @@ from typing import Any
 
 from kubelite.api.protobuf_tables import KINDS, LISTS, MESSAGES
 
-__all__ = ["MAGIC", "ProtobufError", "UnknownKind", "decode", "decode_message", "encode", "encode_message"]
+__all__ = ["MAGIC", "ProtobufError", "UnknownKind", "decode", "decode_message", "decode_watch_frames", "encode",
+           "encode_message", "encode_watch_frame"]
 
 MAGIC = b"k8s\x00"
 
@@ -517,3 +518,29 @@ def encode(obj: dict[str, Any]) -> bytes:
     type_meta = _len(1, api_version.encode()) + _len(2, kind.encode())
     # the serializer writes every field of Unknown, the empty contentEncoding and contentType included
     return MAGIC + _len(1, type_meta) + _len(2, raw) + _len(3, b"") + _len(4, b"")
+
+
+# --- watch streams ---
+def encode_watch_frame(event_type: str, obj: dict[str, Any]) -> bytes:
+    """One frame of a protobuf watch stream, as upstream's ``LengthDelimitedFramer`` over the raw (unprefixed)
+    stream serializer writes it: a 4-byte big-endian length, then a ``meta.v1.WatchEvent`` {type = 1, object = 2
+    (a RawExtension whose raw is the object's own prefixed encoding)}."""
+    event = _len(1, event_type.encode()) + _len(2, _len(1, encode(obj)))
+    return struct.pack(">I", len(event)) + event
+
+
+def decode_watch_frames(stream: bytes) -> list[tuple[str, dict[str, Any]]]:
+    """The (type, object) events of a protobuf watch stream (:func:`encode_watch_frame`'s inverse)."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    i = 0
+    while i < len(stream):
+        if len(stream) - i < 4:
+            raise ProtobufError("a watch frame's length is cut short")
+        (size,) = struct.unpack(">I", stream[i:i + 4])
+        frame, i = stream[i + 4:i + 4 + size], i + 4 + size
+        if len(frame) != size:
+            raise ProtobufError("a watch frame is cut short")
+        fields = {n: v for n, w, v in _fields(frame) if w == _LEN}
+        raw = {n: v for n, w, v in _fields(fields.get(2, b"")) if w == _LEN}.get(1, b"")
+        out.append((_scalar("string", _LEN, fields.get(1, b""), "WatchEvent.type"), decode(raw)))
+    return out

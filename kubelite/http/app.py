@@ -18,7 +18,7 @@ Contract:
 - Protobuf (``application/vnd.kubernetes.protobuf``) request bodies of built-in kinds are decoded by
   :mod:`kubelite.api.protobuf` into the JSON object the pipeline then takes (a malformed one is a 400; a custom
   resource's, 415). Responses are JSON whenever Accept allows it; a client accepting only protobuf gets
-  protobuf, or 406 for a watch (:mod:`kubelite.http.media`).
+  protobuf, watches as length-delimited WatchEvent frames (:mod:`kubelite.http.media`).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from kubelite.errors import (
     UnsupportedMediaType,
 )
 from kubelite.http import discovery, openapi
-from kubelite.http.media import PROTOBUF, SERVED, response_media, to_protobuf
+from kubelite.http.media import PROTOBUF, PROTOBUF_WATCH, SERVED, response_media, to_protobuf, watch_frame
 from kubelite.http.tables import TABLE_MEDIA_TYPE, Tabulator, wants_table
 from kubelite.store.watch import WatchEvent
 
@@ -415,10 +415,6 @@ class ApiApp:
         if watch_path or (method == "GET" and not name and req.flag("watch")):
             if method != "GET":
                 raise MethodNotAllowed.no_route()
-            if req.protobuf:  # kubelite streams watch events as JSON only
-                req.protobuf = False
-                raise NotAcceptable.make("only the following media types are accepted for watch: "
-                                         "application/json (kubelite streams watch events as JSON)")
             await self._watch(req, user, info, namespace, receive, send)
             return None
         if method == "GET" and sub == "log":
@@ -663,13 +659,15 @@ class ApiApp:
             ))
         except Expired as e:  # the watch cache answers a too-old resourceVersion with an ERROR event
             expired = e
-        ctype = TABLE_MEDIA_TYPE if table else "application/json"
+        pb = req.protobuf
+        req.protobuf = False  # the stream is framed here; nothing is re-encoded after it
+        ctype = TABLE_MEDIA_TYPE if table else PROTOBUF_WATCH if pb else "application/json"
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-type", ctype.encode()), (b"cache-control", b"no-cache, private")]})
         if expired is not None or watcher is None:
             assert expired is not None
-            await send({"type": "http.response.body", "body": b'{"type":"ERROR","object":' +
-                        _status_body(expired) + b"}\n"})
+            line = b'{"type":"ERROR","object":' + _status_body(expired) + b"}\n"
+            await send({"type": "http.response.body", "body": watch_frame(line) if pb else line})
             return
         self.watches += 1
         w = watcher
@@ -684,7 +682,9 @@ class ApiApp:
                     break
                 # everything queued goes out as one chunk (one write per wake-up, not per event)
                 more = w.take(_CHUNK_EVENTS)
-                if tab is None:
+                if pb:  # protobuf frames, encoded once per event and shared like the JSON lines
+                    lines = [e.cache_encode(_PROTOBUF_FRAME, _protobuf_frame) for e in (ev, *more)]
+                elif tab is None:
                     lines = [ev.cache_encode(_JSON_LINE, _json_line)]
                     lines += [e.cache_encode(_JSON_LINE, _json_line) for e in more]
                 else:
@@ -849,6 +849,7 @@ class ApiApp:
 
 
 _JSON_LINE = ("watch", "application/json")
+_PROTOBUF_FRAME = ("watch", PROTOBUF)
 #: most events written in one chunk of a watch response
 _CHUNK_EVENTS = 1024
 
@@ -861,6 +862,10 @@ def _protobuf_response(resp: _Response) -> _Response:
         err = InternalError.make(f"the response cannot be encoded as {PROTOBUF}: {e}")
         return _Response(_status_body(err), 500)
     return _Response(body, resp.code, PROTOBUF, warnings=resp.warnings)
+
+
+def _protobuf_frame(ev: WatchEvent) -> bytes:
+    return watch_frame(ev.cache_encode(_JSON_LINE, _json_line))
 
 
 def _json_line(ev: WatchEvent) -> bytes:

@@ -5,12 +5,14 @@ Contract:
   ``q``; ``q=0`` excludes): ``"json"`` when the client accepts JSON in any form (``application/json`` with or
   without ``as=Table``-style parameters, ``application/*``, ``*/*``, no header at all, and YAML, which kubelite
   answers with JSON), ``"protobuf"`` when it accepts ``application/vnd.kubernetes.protobuf`` and no JSON, and
-  ``None`` when it accepts neither (the HTTP layer answers 406 NotAcceptable, as upstream).
+  ``None`` when it accepts neither (the HTTP layer answers 406 NotAcceptable, as upstream; also for protobuf
+  and a custom resource, which upstream serves as JSON and YAML only).
 - JSON is kubelite's answer whenever the client allows it, even when it lists protobuf first (client-go's
   typed clients send ``application/vnd.kubernetes.protobuf,application/json``; upstream would pick protobuf):
   one encoder serves every client, and every client that lists protobuf also lists JSON.
 - :func:`to_protobuf` re-encodes a JSON response body (an object, a list or a ``v1 Status``) with the same
-  tables the request decoder uses (:mod:`kubelite.api.protobuf`).
+  tables the request decoder uses (:mod:`kubelite.api.protobuf`); :func:`watch_frame` re-encodes one JSON watch
+  line as a frame of upstream's protobuf watch stream (``application/vnd.kubernetes.protobuf;stream=watch``).
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ import msgspec
 
 from kubelite.api import protobuf
 
-__all__ = ["PROTOBUF", "SERVED", "response_media", "to_protobuf"]
+__all__ = ["PROTOBUF", "PROTOBUF_WATCH", "SERVED", "response_media", "to_protobuf", "watch_frame"]
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
+PROTOBUF_WATCH = PROTOBUF + ";stream=watch"
 #: what upstream's 406 lists for built-in resources
 SERVED = ("application/json", "application/yaml", PROTOBUF)
 _JSON_LIKE = frozenset({"application/json", "application/*", "*/*", "application/yaml", "application/x-yaml",
@@ -59,3 +62,9 @@ def to_protobuf(body: bytes) -> bytes:
     if not isinstance(obj, dict):
         raise protobuf.ProtobufError("the response is not an object")
     return protobuf.encode(obj)
+
+
+def watch_frame(line: bytes) -> bytes:
+    """The protobuf watch frame of one JSON watch line (``{"type": .., "object": ..}``)."""
+    event = _decode(line)
+    return protobuf.encode_watch_frame(event["type"], event["object"])

@@ -91,14 +91,23 @@ def _param(name: str, kind: str = "string") -> dict[str, Any]:
 
 def _op(info: ResourceInfo, version: str, action: str, ref: str, params: list[str]) -> dict[str, Any]:
     gvk = {"group": info.group, "version": version, "kind": info.kind}
-    body = {"content": {"application/json": {"schema": {"$ref": ref}}}}
+    schema = {"schema": {"$ref": ref}}
+    # what kubelite.http.media and the body decoder serve: protobuf for built-in kinds only, as upstream lists it
+    answers = ("application/json", "application/vnd.kubernetes.protobuf") if info.struct_name else ("application/json",)
+    takes = {"post": ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf"),
+             "put": ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf"),
+             "patch": ("application/json-patch+json", "application/merge-patch+json",
+                       "application/strategic-merge-patch+json", "application/apply-patch+yaml")}.get(action, ())
     op: dict[str, Any] = {
         "operationId": f"{action}{info.kind}", "x-kubernetes-action": action, "x-kubernetes-group-version-kind": gvk,
         "parameters": [_param(p, "boolean" if p == "force" else "string") for p in params],
-        "responses": {"200": {"description": "OK", **body}, "401": {"description": "Unauthorized"}},
+        "responses": {"200": {"description": "OK", "content": {m: schema for m in answers}},
+                      "401": {"description": "Unauthorized"}},
     }
-    if action in ("post", "put", "patch"):
-        op["requestBody"] = body
+    if takes:
+        if not info.struct_name:
+            takes = tuple(m for m in takes if m != "application/vnd.kubernetes.protobuf")
+        op["requestBody"] = {"content": {m: schema for m in takes}}
     return op
 
 

@@ -247,3 +247,14 @@ def test_the_envelope_is_what_the_go_serializer_writes() -> None:
     # Unknown{typeMeta, raw, contentEncoding: "", contentType: ""}: every field written, as kubectl's bodies show
     body = encode({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})
     assert body == MAGIC + b"\x0a\x0f\x0a\x02v1\x12\x09ConfigMap\x12\x05\x0a\x03\x0a\x01x\x1a\x00\x22\x00"
+
+
+def test_watch_frames_are_length_delimited_raw_watch_events() -> None:
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
+    frame = protobuf.encode_watch_frame("ADDED", cm)
+    obj = encode(cm)
+    event = b"\x0a\x05ADDED\x12" + bytes([len(obj) + 2]) + b"\x0a" + bytes([len(obj)]) + obj  # no magic on the event
+    assert frame == len(event).to_bytes(4, "big") + event
+    assert protobuf.decode_watch_frames(frame + frame) == [("ADDED", cm), ("ADDED", cm)]
+    with pytest.raises(ProtobufError):
+        protobuf.decode_watch_frames(frame[:-1])

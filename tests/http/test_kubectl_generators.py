@@ -47,6 +47,28 @@ def _service(o: dict[str, Any]) -> None:
     assert spec["clusterIP"] and spec["clusterIPs"] == [spec["clusterIP"]]  # allocated by the apiserver
 
 
+def _nodeport(o: dict[str, Any]) -> None:
+    (port,) = o["spec"]["ports"]
+    assert o["spec"]["type"] == "NodePort" and port["nodePort"] == 30080 and port["targetPort"] == 80
+    assert o["spec"]["externalTrafficPolicy"] == "Cluster"  # defaulted
+
+
+def _externalname(o: dict[str, Any]) -> None:
+    assert o["spec"]["type"] == "ExternalName" and o["spec"]["externalName"] == "db.example.com"
+    assert "clusterIP" not in o["spec"]  # none is allocated for ExternalName
+
+
+def _docker_registry(o: dict[str, Any]) -> None:
+    assert o["type"] == "kubernetes.io/dockerconfigjson"
+    config = json.loads(base64.b64decode(o["data"][".dockerconfigjson"]))
+    assert config["auths"]["registry.example.com"]["username"] == "bot"
+
+
+def _clusterrolebinding(o: dict[str, Any]) -> None:
+    assert o["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"}
+    assert o["subjects"] == [{"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": "devs"}]
+
+
 def _deployment(o: dict[str, Any]) -> None:
     spec = o["spec"]
     assert spec["replicas"] == 0  # a pointer's zero survives: present on the wire, not defaulted to 1
@@ -137,7 +159,13 @@ CASES: list[tuple[list[str], str, str, str | None, Check]] = [
      "secrets", "creds", "default", _secret),
     (["create", "secret", "tls", "tls", "--cert={dir}/apiserver.crt", "--key={dir}/apiserver.key"],
      "secrets", "tls", "default", _tls),
+    (["create", "secret", "docker-registry", "pull", "--docker-server=registry.example.com",
+      "--docker-username=bot", "--docker-password=pw"], "secrets", "pull", "default", _docker_registry),
     (["create", "service", "clusterip", "svc", "--tcp=5678:8080"], "services", "svc", "default", _service),
+    (["create", "service", "nodeport", "np", "--tcp=80:80", "--node-port=30080"], "services", "np", "default",
+     _nodeport),
+    (["create", "service", "externalname", "ext", "--external-name=db.example.com"], "services", "ext", "default",
+     _externalname),
     (["create", "deployment", "web", "--image=nginx:1.25", "--replicas=0", "--port=80"],
      "deployments", "web", "default", _deployment),
     (["create", "job", "once", "--image=busybox", "--", "echo", "hi"], "jobs", "once", "default", _job),
@@ -149,6 +177,8 @@ CASES: list[tuple[list[str], str, str, str | None, Check]] = [
      "roles", "reader", "default", _role),
     (["create", "rolebinding", "read", "--clusterrole=view", "--user=alice", "--serviceaccount=default:robot"],
      "rolebindings", "read", "default", _rolebinding),
+    (["create", "clusterrolebinding", "devs-view", "--clusterrole=view", "--group=devs"],
+     "clusterrolebindings", "devs-view", None, _clusterrolebinding),
     (["create", "clusterrole", "node-n1", "--verb=get", "--resource=nodes", "--resource-name=n1"],
      "clusterroles", "node-n1", None, _clusterrole),
     (["create", "quota", "small", "--hard=cpu=1,memory=1Gi,pods=2"], "resourcequotas", "small", "default", _quota),
