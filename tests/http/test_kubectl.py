@@ -261,7 +261,8 @@ async def test_kubectl_prints_events_and_quotas_and_undoes_a_rollout(kubelite_cl
     header, row = out.splitlines()
     assert header.split() == ["NAME", "REQUEST", "LIMIT", "AGE"]
     assert row.split()[:3] == ["compute", "pods:", "2/10"]
-    await kubectl("set", "image", "deployment/web", "nginx=nginx:1.26")
+    await kubelite_cluster.client.patch("deployments", "web", {"spec": {"template": {"spec": {"containers": [
+        {"name": "nginx", "image": "nginx:1.26"}]}}}}, namespace="default")
     await kubelite_cluster.wait_for(lambda: rolled_out(kubelite_cluster, "nginx:1.26"), timeout=300)
     await kubectl("rollout", "undo", "deployment/web")
     await kubelite_cluster.wait_for(lambda: rolled_out(kubelite_cluster, "nginx:1.25"), timeout=300)
