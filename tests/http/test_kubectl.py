@@ -235,3 +235,45 @@ async def test_kubectl_logs_follow_wide_tables_and_watch(kubelite_cluster: Any, 
     out = listed + rest.decode()
     rows = [line.split() for line in out.splitlines()[1:]]
     assert ["ADDED", "seen", "2"] in [r[:3] for r in rows]
+
+
+# Events kept for good, as in the deployment story: the rows below must not depend on how long kubectl took
+@pytest.mark.kubelite(nodes=1, event_ttl=None)
+async def test_kubectl_prints_events_and_quotas_and_undoes_a_rollout(kubelite_cluster: Any, kubelite_kubeconfig: str,
+                                                                      manifest: str) -> None:
+    """What the quality sweep found: ``get events`` showed the involved object's fieldPath where the MESSAGE
+    belongs (the event Table declared 5 columns for 10 cells), ``get quota`` fell back to Name/Created At, and
+    ``rollout undo`` made a new ReplicaSet (kubectl sends ``resources: {}``) instead of reusing the old one."""
+    await kubelite_cluster.client.create({"apiVersion": "v1", "kind": "ResourceQuota",
+                                          "metadata": {"name": "compute", "namespace": "default"},
+                                          "spec": {"hard": {"pods": "10"}}})
+    await kubectl("apply", "-f", manifest)
+    await kubelite_cluster.wait_for(lambda: rolled_out(kubelite_cluster), timeout=300)
+    _, out, _ = await kubectl("get", "events")
+    header, *rows = out.splitlines()
+    assert header.split() == ["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    scheduled = [r for r in rows if " Scheduled " in r]
+    assert len(scheduled) == 2 and all("Successfully assigned default/web-" in r for r in scheduled)
+    _, out, _ = await kubectl("get", "quota")
+    header, row = out.splitlines()
+    assert header.split() == ["NAME", "REQUEST", "LIMIT", "AGE"]
+    assert row.split()[:3] == ["compute", "pods:", "2/10"]
+    await kubelite_cluster.client.patch("deployments", "web", {"spec": {"template": {"spec": {"containers": [
+        {"name": "nginx", "image": "nginx:1.26"}]}}}}, namespace="default")
+    await kubelite_cluster.wait_for(lambda: rolled_out(kubelite_cluster, "nginx:1.26"), timeout=300)
+    await kubectl("rollout", "undo", "deployment/web")
+    await kubelite_cluster.wait_for(lambda: rolled_out(kubelite_cluster, "nginx:1.25"), timeout=300)
+    _, out, _ = await kubectl("get", "replicasets", "-o", "json")
+    revisions = sorted(rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"]
+                       for rs in json.loads(out)["items"])
+    assert revisions == ["2", "3"]  # revision 1's ReplicaSet became revision 3
+
+
+def rolled_out(cluster: Any, image: str = "nginx:1.25") -> bool:
+    """``kubectl rollout status``'s answer for deployment/web at ``image``, read in process (on virtual time)."""
+    d = cluster.apiserver.read("apps", "deployments", "default", "web") or {}
+    st, spec = d.get("status") or {}, d.get("spec") or {}
+    return bool(spec.get("template", {}).get("spec", {}).get("containers", [{}])[0].get("image") == image
+                and st.get("observedGeneration") == d.get("metadata", {}).get("generation")
+                and st.get("updatedReplicas") == st.get("replicas") == st.get("availableReplicas")
+                == spec.get("replicas"))

@@ -14,16 +14,19 @@ and ``checkQuotas``), on ``status``, not on the stored objects:
   (``prettyPrint``, only the exceeded resources).
 - Admission then **charges** the request: each covering quota's ``status.used`` grows by it, written as a
   status update with the quota's resourceVersion, through the apiserver as its loopback identity
-  (``system:apiserver``). A conflict (another create charged it first) rereads the quotas that failed and
-  checks again, up to 3 retries; then the conflict is the answer. A dry run is checked but never charged.
+  (``system:apiserver``). A namespace's creates are checked and charged one at a time (upstream's evaluator
+  works a namespace's waiting admissions on one worker), so they never conflict with each other; a conflict
+  with another writer (the controller's recalculation) rereads the quotas that failed and checks again, up
+  to 3 retries; then the conflict is the answer. A dry run is checked but never charged.
 - What admission charged stays charged even when the object's write fails afterwards (an AlreadyExists),
   and a deleted or finished object's share comes back only when the controller recalculates (on the
   deletion's replenishment or its periodic resync), as upstream. So ``status.used`` is what counts, and
-  concurrent creates cannot both take the last unit: the second one's charge conflicts and is rechecked.
+  concurrent creates cannot both take the last unit: the second is checked against the first's charge.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -98,6 +101,8 @@ class ResourceQuotaAdmission:
         self.reader = reader
         #: how a charge is written (the apiserver sets it to its loopback status update); None: never charged
         self.update_status = update_status
+        #: namespace -> (its lock, how many requests hold or wait for it); gone when none does
+        self._serial: dict[str, tuple[asyncio.Lock, int]] = {}
 
     def handles(self, req: AdmissionRequest) -> bool:
         return req.operation == "CREATE" and bool(req.namespace) and not req.subresource
@@ -111,6 +116,25 @@ class ResourceQuotaAdmission:
         return self._evaluate(req, quotas)
 
     async def _evaluate(self, req: AdmissionRequest, quotas: list[dict[str, Any]]) -> None:
+        """One namespace's requests are checked and charged one at a time, as upstream's evaluator works a
+        namespace's waiting admissions in one batch on one worker: concurrent creates in a namespace do not
+        conflict with each other (only with other writers of the quota, such as its controller)."""
+        ns = req.namespace
+        lock, users = self._serial.get(ns) or (asyncio.Lock(), 0)
+        self._serial[ns] = (lock, users + 1)
+        try:
+            async with lock:
+                if users:  # it waited: what it read before may be stale
+                    quotas = self.reader.read_all("", "resourcequotas", ns)
+                await self._check_quotas(req, quotas)
+        finally:
+            lock, users = self._serial[ns]
+            if users == 1:
+                del self._serial[ns]
+            else:
+                self._serial[ns] = (lock, users - 1)
+
+    async def _check_quotas(self, req: AdmissionRequest, quotas: list[dict[str, Any]]) -> None:
         """``checkQuotas``: check, charge, and on conflicts reread and check the quotas that failed again."""
         for remaining in range(RETRIES, -1, -1):
             charges = self.check(req, quotas)

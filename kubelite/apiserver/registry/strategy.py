@@ -38,6 +38,7 @@ __all__ = [
     "UNCHANGED",
     "WRITE",
     "Allocation",
+    "ScaleStrategy",
     "Strategy",
     "StatusStrategy",
     "SubresourceStrategy",
@@ -287,6 +288,25 @@ class SubresourceStrategy:
 
     def spec_finalizers(self, obj: dict[str, Any]) -> list[str]:
         return self.main.spec_finalizers(obj)
+
+
+class ScaleStrategy(SubresourceStrategy):
+    """The ``/scale`` endpoint's strategy: upstream's ScaleREST updates the parent through the kind's own store
+    (its PrepareForUpdate bumps the generation, its ValidateUpdate runs), so everything is the main
+    strategy's but the endpoint's name, which admission sees and managedFields record (an entry with
+    ``subresource: scale``, so an apply conflicting on ``spec.replicas`` names ``"kubectl" with subresource
+    "scale"``)."""
+
+    subresource = "scale"
+
+    def prepare_request(self, obj: dict[str, Any], old: dict[str, Any], *, mutated: bool) -> dict[str, Any]:
+        return self.main.prepare_request(obj, old, mutated=mutated)
+
+    def prepare_for_update(self, obj: dict[str, Any], old: dict[str, Any], *, mutated: bool) -> None:
+        self.main.prepare_for_update(obj, old, mutated=mutated)
+
+    def validate_update(self, obj: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return self.main.validate_update(obj, old)
 
 
 class StatusStrategy(SubresourceStrategy):

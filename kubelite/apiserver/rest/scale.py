@@ -16,6 +16,7 @@ from kubelite.apiserver.handlers.patch import check_patch_type
 from kubelite.apiserver.handlers.update import copy_json
 from kubelite.apiserver.patch import apply_json_patch, apply_merge_patch
 from kubelite.apiserver.registry.store import Write, parse_resource_version
+from kubelite.apiserver.registry.strategy import ScaleStrategy
 from kubelite.apiserver.request import Request, Response
 from kubelite.apiserver.scope import Scope
 from kubelite.errors import FieldError, NotFound, invalid
@@ -119,5 +120,6 @@ class ScaleREST:
 
         w = Write(user=req.user, info=info, namespace=req.namespace, dry_run=req.options.dry_run,
                   manager=req.options.field_manager or "kubelite")
-        data = await scope.store.update(w, scope.strategies.for_resource(info), name, mutate, expect_rv=expect)
+        strategy = ScaleStrategy(scope.strategies.for_resource(info))
+        data = await scope.store.update(w, strategy, name, mutate, expect_rv=expect)
         return Response(data=_encode(self.scale_of(info, _decode(data))))
