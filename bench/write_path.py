@@ -192,17 +192,28 @@ def _whole_path() -> contextlib.AbstractContextManager[None]:
     except ImportError:
         return contextlib.nullcontext()
 
+    try:  # (trees before the PUT decoded by its change)
+        import kubelite.apiserver.put_delta as put_delta
+    except ImportError:
+        put_delta = None  # type: ignore[assignment]
+
     @contextlib.contextmanager
     def off() -> Iterator[None]:
+        # (sees: True also keeps the written-object cache from filling, registry/written.py)
         saved = heartbeat.validate_change, heartbeat.retimed, AdmissionChain.__dict__.get("sees")
+        saved_put = put_delta.decode_put if put_delta is not None else None
         heartbeat.validate_change = lambda *a: None  # type: ignore[assignment]
         heartbeat.retimed = lambda *a, **k: None  # type: ignore[assignment]
         AdmissionChain.sees = lambda self, req: True  # type: ignore[method-assign]
+        if put_delta is not None:
+            put_delta.decode_put = lambda *a: None
         try:
             yield
         finally:
             heartbeat.validate_change, heartbeat.retimed = saved[0], saved[1]
             AdmissionChain.sees = saved[2]  # type: ignore[method-assign]
+            if put_delta is not None:
+                put_delta.decode_put = saved_put  # type: ignore[assignment]
     return off()
 
 
@@ -243,17 +254,28 @@ class Heartbeats:
         if kind == "lease renewal":
             obj = self.leases[i]
             obj["spec"]["renewTime"] = t + ".000000Z"
-            self.leases[i] = await kubelet.replace(obj)
+            # the kubelet PUTs the lease its last renewal returned, without a copy (``Client.replace_owned``)
+            owned = getattr(kubelet, "replace_owned", None)
+            self.leases[i] = await (owned(obj) if owned is not None else kubelet.replace(obj))
         elif kind == "node status patch":
-            await kubelet.patch("nodes", f"node-{i:05d}", {"status": {"conditions": [
+            await self._status_patch("nodes", f"node-{i:05d}", {"status": {"conditions": [
                 {"type": "Ready", "status": "True", "reason": "KubeletReady", "lastHeartbeatTime": t + "Z",
-                 "lastTransitionTime": "2025-01-01T00:00:00Z"}]}}, patch_type="strategic", subresource="status")
+                 "lastTransitionTime": "2025-01-01T00:00:00Z"}]}}, patch_type="strategic")
         else:
             ip = f"10.0.{i // 250 % 256}.{i % 250 + 1}"
-            await kubelet.patch("pods", f"pod-{100_000 + i:06d}", {"status": {
+            await self._status_patch("pods", f"pod-{100_000 + i:06d}", {"status": {
                 "phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}],
                 "conditions": [{"type": "Ready", "status": "True" if self.tick % 2 else "False",
-                                "lastTransitionTime": t + "Z"}]}}, patch_type="merge", subresource="status")
+                                "lastTransitionTime": t + "Z"}]}}, patch_type="merge", namespace="default")
+
+    async def _status_patch(self, plural: str, name: str, body: dict[str, Any], **kw: Any) -> None:
+        """As the kubelet sends it: without decoding the answer (``Client.patch_status_unread``) where the
+        tree has that, else a ``patch_status`` whose answer is dropped."""
+        unread = getattr(self.kubelet, "patch_status_unread", None)
+        if unread is not None:
+            await unread(plural, name, body, **kw)
+        else:
+            await self.kubelet.patch_status(plural, name, body, **kw)
 
     async def timed(self, kind: str) -> float:
         return await timed(self.n, lambda i: self.write(kind, i))
