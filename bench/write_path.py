@@ -192,28 +192,18 @@ def _whole_path() -> contextlib.AbstractContextManager[None]:
     except ImportError:
         return contextlib.nullcontext()
 
-    try:  # (trees before the PUT decoded by its change)
-        import kubelite.apiserver.put_delta as put_delta
-    except ImportError:
-        put_delta = None  # type: ignore[assignment]
-
     @contextlib.contextmanager
     def off() -> Iterator[None]:
         # (sees: True also keeps the written-object cache from filling, registry/written.py)
         saved = heartbeat.validate_change, heartbeat.retimed, AdmissionChain.__dict__.get("sees")
-        saved_put = put_delta.decode_put if put_delta is not None else None
         heartbeat.validate_change = lambda *a: None  # type: ignore[assignment]
         heartbeat.retimed = lambda *a, **k: None  # type: ignore[assignment]
         AdmissionChain.sees = lambda self, req: True  # type: ignore[method-assign]
-        if put_delta is not None:
-            put_delta.decode_put = lambda *a: None
         try:
             yield
         finally:
             heartbeat.validate_change, heartbeat.retimed = saved[0], saved[1]
             AdmissionChain.sees = saved[2]  # type: ignore[method-assign]
-            if put_delta is not None:
-                put_delta.decode_put = saved_put  # type: ignore[assignment]
     return off()
 
 

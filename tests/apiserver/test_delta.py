@@ -23,7 +23,6 @@ import pytest
 import kubelite.apiserver.delta as delta
 import kubelite.apiserver.handlers.patch as patch_handler
 import kubelite.apiserver.heartbeat as heartbeat
-import kubelite.apiserver.put_delta as put_delta
 from kubelite.apiserver.admission import AdmissionChain
 from kubelite.apiserver.patch import apply_strategic_merge_patch
 from kubelite.client import Client
@@ -41,7 +40,6 @@ def whole_path(mp: pytest.MonkeyPatch) -> Iterator[None]:
     with mp.context() as m:
         m.setattr(patch_handler, "decode_changed", lambda *a: None)
         m.setattr(patch_handler, "apply_strategic_merge_patch_shared", apply_strategic_merge_patch)
-        m.setattr(put_delta, "decode_put", lambda *a: None)
         m.setattr(heartbeat, "validate_change", lambda *a: None)
         m.setattr(heartbeat, "retimed", lambda *a, **k: None)
         m.setattr(AdmissionChain, "sees", lambda self, req: True)

@@ -13,12 +13,11 @@ from typing import Any
 import msgspec
 
 from kubelite.api.resources import ResourceInfo
-from kubelite.apiserver import put_delta
 from kubelite.apiserver.registry.store import Write, parse_resource_version
 from kubelite.apiserver.registry.strategy import Strategy, UpdateStrategy
 from kubelite.apiserver.request import Request, Response
 from kubelite.apiserver.scope import Scope
-from kubelite.errors import ApiError, BadRequest
+from kubelite.errors import BadRequest
 
 __all__ = ["copy_json", "update"]
 
@@ -32,10 +31,6 @@ def copy_json(obj: Any) -> Any:
 
 
 async def update(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req: Request) -> Response:
-    if (info.group, info.plural) in put_delta.KINDS and not strategy.subresource:
-        fast = await _update_by_change(scope, info, strategy, req)
-        if fast is not None:
-            return fast
     opts = req.options
     name, namespace = req.name, req.namespace
     warnings: list[str] = []
@@ -70,54 +65,4 @@ async def update(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req
     w = Write(user=req.user, info=info, namespace=namespace, dry_run=opts.dry_run,
               manager=opts.field_manager or "kubelite", warnings=warnings)
     data = await scope.store.update(w, strategy, name, mutate, expect_rv=expect, create_strategy=create)
-    return Response(data=data, warnings=list(dict.fromkeys(warnings)))
-
-
-async def _update_by_change(scope: Scope, info: ResourceInfo, strategy: UpdateStrategy, req: Request) -> Response | None:
-    """The PUT above with its body decoded in proportion to its change (``apiserver/put_delta.py``) when
-    the stored object allows, else None (nothing done: decode whole). Only bodies whose URL checks pass
-    as sent come here; the whole path's order of errors is kept: when the store refuses (404, 409, 403)
-    before any attempt decoded the body, the body is decoded whole first, so an invalid one is 400 as
-    the whole path makes it."""
-    body, name, namespace = req.body, req.name, req.namespace
-    meta = body.get("metadata") if type(body) is dict else None
-    if type(meta) is not dict or meta.get("name", name) != name or (info.namespaced and meta.get("namespace", namespace) != namespace):
-        return None
-    rv = meta.get("resourceVersion")
-    if rv is not None and type(rv) is not str:
-        return None
-    try:
-        expect = parse_resource_version(rv)
-    except BadRequest:
-        return None  # (the whole path reports it, after the body's own errors)
-    opts = req.options
-    create = strategy if isinstance(strategy, Strategy) and strategy.allow_create_on_update and expect is None else None
-    warnings: list[str] = []
-    decoded = [False]
-
-    def whole(local: list[str]) -> dict[str, Any]:
-        out = scope.decoder.decode(info, req.body, opts.field_validation, local, version=req.version)
-        decoded[0] = True
-        return out
-
-    def mutate(live: dict[str, Any]) -> dict[str, Any]:
-        out = put_delta.decode_put(info, req.body, live, req.version)
-        if out is None:
-            out = whole([] if decoded[0] else warnings)
-        else:
-            decoded[0] = True  # (the whole decode would have succeeded, with no warning)
-        out_meta = out["metadata"]
-        out_meta["name"] = name
-        if info.namespaced:
-            out_meta["namespace"] = namespace
-        return out
-
-    w = Write(user=req.user, info=info, namespace=namespace, dry_run=opts.dry_run,
-              manager=opts.field_manager or "kubelite", warnings=warnings)
-    try:
-        data = await scope.store.update(w, strategy, name, mutate, expect_rv=expect, create_strategy=create)
-    except ApiError:
-        if not decoded[0]:
-            whole(warnings)  # the whole path decodes before it reads the store: its 400 comes first
-        raise
     return Response(data=data, warnings=list(dict.fromkeys(warnings)))
