@@ -2,7 +2,7 @@
 than 5%; issue #17: creates >= 20,000/s, heartbeat-class writes <= 2x a raw store write).
 
     python bench/write_path.py [--pods 5000] [--repeat 5] [--same-spec] [--templates 100] [--profile]
-        [--profile-heartbeats] [--hour-ab NODES]
+        [--profile-heartbeats] [--hour-ab NODES] [--heartbeat-ab NODES]
 
 Through the in-process client and the whole pipeline (authentication, authorization, decoding, admission,
 defaulting, validation, managedFields on), prints the best of ``--repeat`` runs in microseconds of
@@ -227,6 +227,7 @@ def _whole_path() -> contextlib.AbstractContextManager[None]:
 
     @contextlib.contextmanager
     def off() -> Iterator[None]:
+        # (sees: True also keeps the written-object cache from filling, registry/written.py)
         saved = heartbeat.validate_change, heartbeat.retimed, AdmissionChain.__dict__.get("sees")
         heartbeat.validate_change = lambda *a: None  # type: ignore[assignment]
         heartbeat.retimed = lambda *a, **k: None  # type: ignore[assignment]
@@ -276,17 +277,28 @@ class Heartbeats:
         if kind == "lease renewal":
             obj = self.leases[i]
             obj["spec"]["renewTime"] = t + ".000000Z"
-            self.leases[i] = await kubelet.replace(obj)
+            # the kubelet PUTs the lease its last renewal returned, without a copy (``Client.replace_owned``)
+            owned = getattr(kubelet, "replace_owned", None)
+            self.leases[i] = await (owned(obj) if owned is not None else kubelet.replace(obj))
         elif kind == "node status patch":
-            await kubelet.patch("nodes", f"node-{i:05d}", {"status": {"conditions": [
+            await self._status_patch("nodes", f"node-{i:05d}", {"status": {"conditions": [
                 {"type": "Ready", "status": "True", "reason": "KubeletReady", "lastHeartbeatTime": t + "Z",
-                 "lastTransitionTime": "2025-01-01T00:00:00Z"}]}}, patch_type="strategic", subresource="status")
+                 "lastTransitionTime": "2025-01-01T00:00:00Z"}]}}, patch_type="strategic")
         else:
             ip = f"10.0.{i // 250 % 256}.{i % 250 + 1}"
-            await kubelet.patch("pods", f"pod-{100_000 + i:06d}", {"status": {
+            await self._status_patch("pods", f"pod-{100_000 + i:06d}", {"status": {
                 "phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}],
                 "conditions": [{"type": "Ready", "status": "True" if self.tick % 2 else "False",
-                                "lastTransitionTime": t + "Z"}]}}, patch_type="merge", subresource="status")
+                                "lastTransitionTime": t + "Z"}]}}, patch_type="merge", namespace="default")
+
+    async def _status_patch(self, plural: str, name: str, body: dict[str, Any], **kw: Any) -> None:
+        """As the kubelet sends it: without decoding the answer (``Client.patch_status_unread``) where the
+        tree has that, else a ``patch_status`` whose answer is dropped."""
+        unread = getattr(self.kubelet, "patch_status_unread", None)
+        if unread is not None:
+            await unread(plural, name, body, **kw)
+        else:
+            await self.kubelet.patch_status(plural, name, body, **kw)
 
     async def timed(self, kind: str) -> float:
         return await timed(self.n, lambda i: self.write(kind, i))
@@ -492,6 +504,45 @@ async def profile_heartbeats(n: int) -> None:
                 print(f"  {label:<64} {100 * v / total:5.1f}%  ~{us * v / total:6.1f} us")
 
 
+async def heartbeat_ab(n: int, rounds: int) -> None:
+    """Stop 22's two heartbeat changes on and off, interleaved in one process: the written-object cache
+    (``apiserver/registry/written.py``, off: capacity 0) and the kubelet's unread status patches
+    (``Client.patch_status_unread``, off: ``patch_status`` with its answer dropped); best per mode."""
+    from kubelite.client.client import Client
+
+    async with Cluster(seed=1, tune_gc=True, **API_ONLY) as cluster:
+        hb = Heartbeats(cluster, n)
+        await hb.setup()
+        for kind in hb.KINDS:
+            await hb.timed(kind)  # the first status writes: the steady state starts after them
+        written = cluster.apiserver.generic_store.written
+        unread = Client.patch_status_unread
+
+        async def read(self: Client, res: Any, name: str, patch: Any, **kw: Any) -> None:
+            await self.patch_status(res, name, patch, **kw)
+
+        modes = ("both on", "cache only", "unread only", "both off", "whole path")
+        best: dict[tuple[str, str], float] = {}
+        try:
+            for _ in range(rounds):
+                for mode in modes:
+                    written.capacity = 4096 if mode in ("both on", "cache only") else 0
+                    Client.patch_status_unread = unread if mode in ("both on", "unread only") else read  # type: ignore[method-assign]
+                    with _whole_path() if mode == "whole path" else contextlib.nullcontext():
+                        for kind in hb.KINDS:
+                            await hb.timed(kind)  # (warm this mode)
+                            v = await hb.timed(kind)
+                            best[(kind, mode)] = min(v, best.get((kind, mode), v))
+        finally:
+            Client.patch_status_unread = unread  # type: ignore[method-assign]
+            written.capacity = 4096
+        print(f"heartbeat A/B, {n} nodes, best of {rounds} interleaved rounds, us of CPU per write, load "
+              f"{os.getloadavg()[0]:.1f}")
+        for kind in hb.KINDS:
+            row = ", ".join(f"{m} {best[(kind, m)]:.1f}" for m in modes)
+            print(f"  {kind}: {row}; both on / both off {best[(kind, 'both on')] / best[(kind, 'both off')]:.2f}")
+
+
 async def hour_ab(nodes: int, rounds: int) -> None:
     """bench/kubelet.py's simulated hour (``nodes`` x 30 probed pods, 0.25 h) with the heartbeat path on and
     off, alternating in this process: what the heartbeat path gives the kubelets' main client."""
@@ -520,11 +571,16 @@ def main() -> None:
                     help="distinct (varied) pod templates the templated creates are stamped from")
     ap.add_argument("--hour-ab", type=int, metavar="NODES", default=0,
                     help="bench/kubelet.py's hour on NODES nodes, heartbeat path on and off (2 rounds)")
+    ap.add_argument("--heartbeat-ab", type=int, metavar="NODES", default=0,
+                    help="NODES nodes' heartbeats with the written-object cache and unread status patches on/off")
     ap.add_argument("--profile-heartbeats", action="store_true",
                     help="print where each heartbeat kind's steady-state write spends its time (cProfile tottime)")
     ap.add_argument("--profile", action="store_true",
                     help="print where a templated and an every-spec-its-own create spend their time (cProfile)")
     args = ap.parse_args()
+    if args.heartbeat_ab:
+        asyncio.run(heartbeat_ab(args.heartbeat_ab, 4))
+        return
     if args.hour_ab:
         asyncio.run(hour_ab(args.hour_ab, 2))
         return

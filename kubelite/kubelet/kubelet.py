@@ -513,8 +513,8 @@ class Kubelet:
                     self._unsynced.pop(uid, None)
                     continue
                 try:
-                    await client.patch_status("pods", w.name, {"status": patch}, namespace=w.namespace,
-                                              patch_type="merge")
+                    await client.patch_status_unread("pods", w.name, {"status": patch}, namespace=w.namespace,
+                                                     patch_type="merge")  # (the answer is not used)
                     self._sent[uid] = status
                     self._unsynced.pop(uid, None)
                     self.patches += 1

@@ -263,6 +263,9 @@ async def test_heartbeat_and_whole_paths_store_the_same_bytes(seed: int, monkeyp
             await fast.advance(wait)
     # the heartbeat path really ran (and agreed), and so did its refusals
     assert hits.unseen > 5 and hits.validated > 15 and hits.retimed > 5, vars(hits)
+    # and so did the updates that took the previous unseen write's object as their "old" (registry/written.py)
+    assert fast.apiserver.generic_store.written.hits > 5
+    assert whole.apiserver.generic_store.written.hits == 0
     assert 0 < errors < len(ops) // 2
 
 

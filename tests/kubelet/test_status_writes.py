@@ -27,6 +27,11 @@ class RecordingClient:
             self.status_patches.append((name, patch["status"]))
         return await self._client.patch_status(res, name, patch, **kw)
 
+    async def patch_status_unread(self, res: Any, name: str, patch: Any, **kw: Any) -> None:
+        if res == "pods":
+            self.status_patches.append((name, patch["status"]))
+        await self._client.patch_status_unread(res, name, patch, **kw)
+
 
 def _pod(name: str, image: str, **container: Any) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
@@ -78,3 +83,34 @@ async def test_later_writes_carry_only_what_changed(bare: Cluster) -> None:
     p = await bare.client.get("pods", "slow", namespace="default")
     assert p["status"]["phase"] == "Running" and p["status"]["podIP"] == "10.244.9.2"
     assert {c["type"]: c["status"] for c in p["status"]["conditions"]}["Ready"] == "True"
+
+
+@pytest.mark.parametrize(("status", "error"), [
+    ({"phase": "Running", "podIP": "10.0.0.1", "podIPs": [{"ip": "10.0.0.1"}]}, None),
+    ({"podIPs": [{"ip": "not-an-ip"}]}, "Invalid"),
+    ({"phase": "Running", "bogus": 1}, None),  # an unknown field: a warning
+], ids=["valid", "invalid", "unknown-field"])
+async def test_an_unread_status_patch_writes_and_fails_as_a_read_one(status: dict[str, Any], error: str | None) -> None:
+    """``Client.patch_status_unread`` (client-go's ``Do(ctx).Error()``) stores the same bytes, raises the
+    same error and notes the same warnings as ``patch_status``, and decodes nothing."""
+    from kubelite.errors import ApiError
+
+    async def run(unread: bool) -> tuple[Any, ...]:
+        async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as c:
+            await c.client.create(_pod("p", "ready:1"))
+            kubelet = c.client.with_field_manager("kubelet")
+            call = kubelet.patch_status_unread if unread else kubelet.patch_status
+            try:
+                got = await call("pods", "p", {"status": status}, namespace="default", patch_type="merge")
+            except ApiError as e:
+                got = ("error", e.status.reason)
+            stored = await c.client.get("pods", "p", namespace="default")
+            return got, stored, tuple(kubelet.warnings)
+
+    unread, read = await run(True), await run(False)
+    assert unread[1:] == read[1:]
+    if error is None:
+        assert unread[0] is None and read[0] == read[1]
+    else:
+        assert unread[0] == read[0] == ("error", error)
+    assert bool(read[2]) == ("bogus" in status)

@@ -42,6 +42,7 @@ from kubelite.apiserver.registry.strategy import DELETE_NOW, UNCHANGED, Allocati
 from kubelite.apiserver.registry.tables import ResourceTables
 from kubelite.apiserver.registry.templates import CreateTemplates, Template, TemplateKey
 from kubelite.apiserver.registry.templates import managed_fields as template_managed_fields
+from kubelite.apiserver.registry.written import WrittenObjects
 from kubelite.apiserver.request import AdmissionRequest
 from kubelite.apiserver.ssa import FieldManager, ignore_managed_fields_timestamps
 from kubelite.clock import Clock, format_time
@@ -107,6 +108,8 @@ class GenericStore:
         self.authorize = authorize
         self.track_managed_fields = track_managed_fields
         self.templates = CreateTemplates(tables=tables, admission=admission)
+        #: the objects recent unseen updates wrote, for the next update's "old" (registry/written.py)
+        self.written = WrittenObjects()
 
     # --- shared steps ---
     def admission_request(
@@ -280,7 +283,7 @@ class GenericStore:
                     info.group, info.plural, name,
                     "the object has been modified; please apply your changes to the latest version and try again",
                 )
-            old = current.decode()
+            old = self.written.take(table, current)  # (the object that wrote ``current``, else its decode)
             new = mutate(old)  # mutate functions return a new object and leave ``old`` untouched
             result = await self._update_checked(
                 w, strategy, name, new, old, current, managed_fields_done=managed_fields_done,
@@ -321,6 +324,8 @@ class GenericStore:
         new["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion", "")
         # a no-op update is not a write (GuaranteedUpdate compares the encoded bytes)
         if _same(new, old):
+            if not seen and not w.dry_run:
+                self.written.remember(self.tables.table(info), current, old)
             return current.data
         table = self.tables.table(info)
         if seen:  # (unseen: nothing awaited since the read, so nobody can have written)
@@ -345,6 +350,8 @@ class GenericStore:
             _rollback(allocation)
             raise
         strategy.after_write(new, old)
+        if not seen:  # nothing saw ``new``: the next update may take it as its "old"
+            self.written.remember(table, stored, new)
         return stored.data
 
     # --- delete ---
