@@ -109,7 +109,7 @@ COMPACT_BATCH_BYTES = 32 * 1024
 #: ... or once this many versions are pending (small ones: Events at rest)
 COMPACT_BATCH_COUNT = 64
 #: a table's current version that this many of the table's writes have not rewritten is cold: kept compact
-COLD_AFTER = 10_000
+COLD_AFTER = 2_000
 #: tables whose current versions are kept compact too (see the module docstring)
 COMPACT_AT_REST = frozenset({("", "events"), ("events.k8s.io", "events")})
 
