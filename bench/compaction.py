@@ -13,6 +13,8 @@ container's ``ready`` and a condition's time flipping, as the kubelet's status p
   shape, one deflate stream per write);
 - ``lazy``: the store's default batches (:data:`~kubelite.store.COMPACT_BATCH_BYTES` /
   :data:`~kubelite.store.COMPACT_BATCH_COUNT`);
+- ``cold``: the default batches, and every current version cold one write after it was written
+  (``cold_after=1``), so every update reads (inflates) a cold version: the worst case of coldness;
 - the floor, ``plain``: nothing ever deflated (the store before stop 21).
 
 It prints the best round's µs per update of each, the ratios between them, and the history bytes each keeps
@@ -37,10 +39,12 @@ from scale import deployment
 from kubelite.cluster import Cluster
 from kubelite.store import COMPACT_BATCH_BYTES, COMPACT_BATCH_COUNT, Store
 
-VARIANTS: dict[str, tuple[int, int]] = {
-    "eager": (1, 1),
-    "lazy": (COMPACT_BATCH_BYTES, COMPACT_BATCH_COUNT),
-    "plain": (2**62, 2**62),
+#: (batch bytes, batch versions, cold after) per variant
+VARIANTS: dict[str, tuple[int, int, int]] = {
+    "eager": (1, 1, 2**62),
+    "lazy": (COMPACT_BATCH_BYTES, COMPACT_BATCH_COUNT, 2**62),
+    "cold": (COMPACT_BATCH_BYTES, COMPACT_BATCH_COUNT, 1),
+    "plain": (2**62, 2**62, 2**62),
 }
 
 
@@ -73,9 +77,9 @@ def status_update(pod: dict[str, Any], k: int) -> dict[str, Any]:
     return out
 
 
-def one_round(pods: list[dict[str, Any]], batch: tuple[int, int], updates: int) -> tuple[float, float]:
+def one_round(pods: list[dict[str, Any]], batch: tuple[int, int, int], updates: int) -> tuple[float, float]:
     """(CPU µs per status update, history bytes per superseded version) of one fresh store."""
-    store = Store(batch_bytes=batch[0], batch_count=batch[1])
+    store = Store(batch_bytes=batch[0], batch_count=batch[1], cold_after=batch[2])
     table = store.add_table("", "pods", namespaced=True)
     for p in pods:
         store.create(table, msgspec.json.decode(msgspec.json.encode(p)))
@@ -112,7 +116,8 @@ def main() -> None:
         print(f"  {name:6s} {best[name]:7.1f} µs per raw status update  {held[name]:7,.0f} B of history per "
               f"superseded version")
     print(f"  eager/plain {best['eager'] / best['plain']:.2f}x   lazy/plain {best['lazy'] / best['plain']:.2f}x   "
-          f"lazy/eager {best['lazy'] / best['eager']:.2f}x; load {os.getloadavg()[0]:.1f}")
+          f"cold/plain {best['cold'] / best['plain']:.2f}x   lazy/eager {best['lazy'] / best['eager']:.2f}x; "
+          f"load {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,15 @@ Guarantees:
   version's bytes exactly (plain ``bytes``: a superseded version has no shared views, so every reader of it
   decodes privately, as before). Versions under :data:`COMPACT_MIN` bytes (Leases) stay as they are, and the
   byte bound of the window counts the bytes it really holds (a compact version its share of its block).
+- **Cold current versions are kept compact too.** A current version at least :data:`COMPACT_MIN` bytes long
+  that :data:`COLD_AFTER` of its table's writes have not rewritten (a Running pod nothing touches, a settled
+  Deployment) joins the pending batch and is kept compact in place, as etcd keeps what nobody reads on disk:
+  a steady cluster's objects are mostly cold, so most of what the store holds is deflated, managedFields
+  (their shapes shared by every replica of a template) and all. Coldness counts the table's writes, never
+  time, so a replay cools the same versions at the same writes; a table whose objects are all rewritten
+  within that many writes (Nodes, Leases) never goes cold and never pays for it. Reading a cold version
+  inflates its block (its views were released when it went cold: the holders keep theirs, a later reader
+  decodes privately), and rewriting it makes it plain and current again.
 - **Tables kept compact at rest** (:data:`COMPACT_AT_REST`: Events, which nothing in the control plane
   watches or reads back, written once and read by kubectl and reports) keep their *current* versions compact
   too, whatever their size, batched the same way; every read of a compact one inflates it (so nobody shares a
@@ -75,7 +84,7 @@ from kubelite.store.compact import (
 from kubelite.store.watch import ADDED, BOOKMARK, DELETED, MODIFIED, Predicate, Watcher, WatchEvent
 
 __all__ = [
-    "COMPACT_AT_REST", "COMPACT_BATCH_BYTES", "COMPACT_BATCH_COUNT", "COMPACT_MIN", "CompactObject", "ListResult", "Store",
+    "COLD_AFTER", "COMPACT_AT_REST", "COMPACT_BATCH_BYTES", "COMPACT_BATCH_COUNT", "COMPACT_MIN", "CompactObject", "ListResult", "Store",
     "StoredObject", "Table", "object_key",
 ]
 
@@ -99,6 +108,8 @@ COMPACT_MIN = 1024
 COMPACT_BATCH_BYTES = 32 * 1024
 #: ... or once this many versions are pending (small ones: Events at rest)
 COMPACT_BATCH_COUNT = 64
+#: a table's current version that this many of the table's writes have not rewritten is cold: kept compact
+COLD_AFTER = 2_000
 #: tables whose current versions are kept compact too (see the module docstring)
 COMPACT_AT_REST = frozenset({("", "events"), ("events.k8s.io", "events")})
 
@@ -134,7 +145,7 @@ class Table:
         self, group: str, plural: str, *, namespaced: bool, fields_fn: FieldsFn | None = None,
         trigger_field: str | None = None, history: int = DEFAULT_HISTORY,
         history_bytes: int = DEFAULT_HISTORY_BYTES, batch_bytes: int = COMPACT_BATCH_BYTES,
-        batch_count: int = COMPACT_BATCH_COUNT,
+        batch_count: int = COMPACT_BATCH_COUNT, cold_after: int = COLD_AFTER,
     ) -> None:
         self.group = group
         self.plural = plural
@@ -165,6 +176,12 @@ class Table:
         self.batch_bytes = batch_bytes
         self.batch_count = batch_count
         self.inflated = Inflated()  # its last inflated block
+        #: this table's writes so far, and (write number, key, revision) of its large current versions in the
+        #: order they were written: a version still current ``cold_after`` writes later is cold (see the
+        #: module docstring); keys and revisions, not the versions, so a superseded one is not kept alive
+        self.writes = 0
+        self.recent: deque[tuple[int, str, int]] = deque()
+        self.cold_after = cold_after
 
     def __len__(self) -> int:
         return len(self.objects)
@@ -176,15 +193,20 @@ class Store:
     def __init__(
         self, *, history: int = DEFAULT_HISTORY, history_bytes: int = DEFAULT_HISTORY_BYTES,
         batch_bytes: int = COMPACT_BATCH_BYTES, batch_count: int = COMPACT_BATCH_COUNT,
+        cold_after: int = COLD_AFTER,
     ) -> None:
         """``history``/``history_bytes``: each table's history window, in events and in bytes of JSON.
         ``batch_bytes``/``batch_count``: the bytes or versions pending before a table deflates them (``1``:
-        every version as soon as it is superseded)."""
+        every version as soon as it is superseded). ``cold_after``: the table's writes after which a current
+        version nobody rewrote is kept compact too."""
         if history < 1 or history_bytes < 1:
             raise ValueError("the history window must hold at least one event and one byte")
         if batch_bytes < 1 or batch_count < 1:
             raise ValueError("a compaction batch holds at least one version")
+        if cold_after < 1:
+            raise ValueError("a version goes cold at least one write after it was written")
         self._batch = (batch_bytes, batch_count)
+        self._cold_after = cold_after
         self.revision = 0
         self.compacted = 0
         self.tables: dict[tuple[str, str], Table] = {}
@@ -208,7 +230,7 @@ class Store:
             table = self.tables[key] = Table(
                 group, plural, namespaced=namespaced, fields_fn=fields_fn, trigger_field=trigger_field,
                 history=self._history, history_bytes=self._history_bytes, batch_bytes=self._batch[0],
-                batch_count=self._batch[1],
+                batch_count=self._batch[1], cold_after=self._cold_after,
             )
         return table
 
@@ -472,14 +494,14 @@ class Store:
         """Make the pending batch compact (see the module docstring): the versions the window no longer holds,
         and the superseded ones no event holds any more, are let go instead."""
         oldest = max(self.compacted, table.dropped_rv)
-        objects = table.objects if table.at_rest else None
+        objects = table.objects
         keep: list[StoredObject] = []
         holders: list[_Event | None] = []
         for version, prev_of in table.pending.items():
             ev = version.event
             if prev_of is not None and prev_of.rv <= oldest:
                 prev_of = None  # (that event left the window)
-            current = objects is not None and objects.get(version.key) is version
+            current = objects.get(version.key) is version
             if ev is None and prev_of is None and not current:
                 continue
             keep.append(version)
@@ -498,7 +520,7 @@ class Store:
                 ev.cur = compact
                 table.history_bytes -= ev.size - compact.held
                 ev.size = compact.held
-            if objects is not None and objects.get(version.key) is version:  # current, at rest
+            if objects.get(version.key) is version:  # current: at rest, or cold
                 objects[version.key] = compact
                 compact.event = ev
             if prev_of is not None:
@@ -507,9 +529,12 @@ class Store:
     def _record(self, table: Table, ev: _Event) -> None:
         self.writes += 1
         table.last_write = ev.rv
+        n = table.writes = table.writes + 1
+        cur = ev.cur
+        if ev.type != DELETED and not table.at_rest and len(cur.data) >= COMPACT_MIN:
+            table.recent.append((n, cur.key, cur.rv))
         hist = table.history
         hist.append(ev)
-        cur = ev.cur
         cur.event = ev
         ev.size = len(cur.data)
         size = table.history_bytes = table.history_bytes + ev.size
@@ -524,8 +549,22 @@ class Store:
             for observer in self.observers:
                 observer(table, ev.type, ev.rv, ev.cur, ev.prev)
         self._dispatch(table, ev)
+        recent = table.recent
+        if recent and recent[0][0] <= n - table.cold_after:
+            self._cool(table, n - table.cold_after)
         if table.pending_bytes >= table.batch_bytes or len(table.pending) >= table.batch_count:
             self._deflate_pending(table)
+
+    def _cool(self, table: Table, upto: int) -> None:
+        """The current versions written at or before the table's write ``upto`` and not rewritten since are
+        cold: they join the pending batch, to be kept compact in place (as at rest)."""
+        recent, objects, pending = table.recent, table.objects, table.pending
+        while recent and recent[0][0] <= upto:
+            _, key, rv = recent.popleft()
+            obj = objects.get(key)
+            if obj is not None and obj.rv == rv and type(obj) is not CompactObject and obj not in pending:
+                release_views(obj.data)  # (its holders keep them; a later reader decodes privately)
+                self._pend(table, obj)
 
     # --- watches ---
     def watch(

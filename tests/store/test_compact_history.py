@@ -272,15 +272,18 @@ def test_events_at_rest_are_batched_and_read_back_exactly() -> None:
 BATCHES = [(1, 1), (10**9, 3), (20_000, 64), (32 * 1024, 64)]
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3], ids=["seed1", "seed2", "seed3"])
+@pytest.mark.parametrize("cold_after", [10**9, 7], ids=["never-cold", "cold-after-7"])
+@pytest.mark.parametrize("seed", [1, 2], ids=["seed1", "seed2"])
 @pytest.mark.parametrize("batch", BATCHES, ids=["eager", "every-3", "20k", "default"])
 def test_lists_and_watches_at_every_revision_match_a_store_that_never_compacts(
-    batch: tuple[int, int], seed: int,
+    batch: tuple[int, int], seed: int, cold_after: int,
 ) -> None:
     """A random mix of creates, updates and deletes of pods and Events: a list at every revision still in
-    the window and a watch resumed from each one return the bytes a store that never compacts returns."""
+    the window, a watch resumed from each one and the current objects return the bytes a store that never
+    compacts returns, whether or not current versions go cold."""
     rng = random.Random(seed)
-    plain, lazy = Store(batch_bytes=10**12, batch_count=10**9), Store(history=100, batch_bytes=batch[0], batch_count=batch[1])
+    plain = Store(batch_bytes=10**12, batch_count=10**9, cold_after=10**9)
+    lazy = Store(history=100, batch_bytes=batch[0], batch_count=batch[1], cold_after=cold_after)
     tables = [(s, s.add_table("", "pods", namespaced=True, fields_fn=fields, trigger_field="spec.nodeName"),
                s.add_table("", "events", namespaced=True)) for s in (plain, lazy)]
     for step in range(300):
@@ -298,13 +301,81 @@ def test_lists_and_watches_at_every_revision_match_a_store_that_never_compacts(
     (_, p_pods, p_events), (_, l_pods, l_events) = tables
     for pt, lt in ((p_pods, l_pods), (p_events, l_events)):
         assert lt.dropped_rv > 0  # (the window is smaller than the run: it dropped and let versions go)
-        for rv in range(lt.dropped_rv, lazy.revision + 1, 3):
+        for rv in range(lt.dropped_rv, lazy.revision + 1, 5):
             got = [o.data for o in lazy.list(lt, resource_version=str(rv), resource_version_match="Exact").items]
             want = [o.data for o in plain.list(pt, resource_version=str(rv), resource_version_match="Exact").items]
             assert got == want, rv
             lw, pw = lazy.watch(lt, resource_version=str(rv)), plain.watch(pt, resource_version=str(rv))
             assert [(e.type, e.data) for e in iter(lw.poll, None)] == [(e.type, e.data) for e in iter(pw.poll, None)]
         assert [o.data for o in lt.objects.values()] == [o.data for o in pt.objects.values()]
+        got_now = [lazy.get(lt, "default", o.name) for o in pt.objects.values()]
+        assert [o.data if o is not None else None for o in got_now] == [o.data for o in pt.objects.values()]
         assert lt.history_bytes == sum(ev.size for ev in lt.history)
     for lt in (l_pods, l_events):  # (the comparison did cover compact versions)
         assert any(isinstance(ev.cur, CompactObject) for ev in lt.history)
+    if cold_after < 100 and batch[1] <= 3:
+        assert any(isinstance(o, CompactObject) for o in l_pods.objects.values())  # (cold ones)
+
+
+# --- cold current versions ---
+
+def test_a_current_version_its_table_stopped_rewriting_goes_cold_and_reads_back_exactly() -> None:
+    """A large current version that ``cold_after`` of its table's writes did not rewrite is kept compact in
+    place (and in the event that recorded it); gets, lists at its revision and watches read its exact bytes,
+    and rewriting it makes the object plain and current again, the cold version its prev."""
+    store = Store(batch_bytes=10**9, batch_count=1, cold_after=3)
+    pods = store.add_table("", "pods", namespaced=True)
+    a = bytes(store.create(pods, pod("a", 0)).data)
+    store.create(pods, pod("b", 0))
+    store.update(pods, pod("b", 1))
+    assert type(pods.objects["default/a"]) is StoredObject  # 2 of the table's writes since: still warm
+    store.update(pods, pod("b", 2))  # the 3rd: a is cold
+    cold = pods.objects["default/a"]
+    assert type(cold) is CompactObject and pods.history[0].cur is cold and cold.event is pods.history[0]
+    got = store.get(pods, "default", "a")
+    assert got is not None and got.data == a and type(got.data) is bytes
+    assert [o.data for o in store.list(pods, resource_version="1", resource_version_match="Exact").items] == [a]
+    w = store.watch(pods, resource_version="0")
+    assert next(ev.data for ev in iter(w.poll, None) if ev.object["metadata"]["name"] == "a") == a
+    a1 = store.update(pods, pod("a", 1))
+    assert type(pods.objects["default/a"]) is StoredObject and pods.objects["default/a"] is a1
+    assert pods.history[-1].prev is cold and cold.data == a
+
+
+def test_small_and_rewritten_versions_never_go_cold() -> None:
+    """Versions under COMPACT_MIN (Leases) stay as they are however long nobody writes them, and a version
+    rewritten within ``cold_after`` writes is never cooled (a heartbeat never pays for coldness)."""
+    store = Store(batch_bytes=10**9, batch_count=1, cold_after=3)
+    leases, pods = store.add_table("coordination.k8s.io", "leases", namespaced=True), store.add_table(
+        "", "pods", namespaced=True)
+    store.create(leases, {"metadata": {"name": "n", "namespace": "default"}, "spec": {"renewTime": "t0"}})
+    for v in range(10):
+        store.create(leases, {"metadata": {"name": f"x{v}", "namespace": "default"}, "spec": {}})
+        if v:
+            store.update(pods, pod("a", v))
+        else:
+            store.create(pods, pod("a", v))
+    assert all(type(o) is StoredObject for o in leases.objects.values())
+    assert type(pods.objects["default/a"]) is StoredObject  # rewritten every write of its table
+
+
+def test_a_cold_versions_shared_views_stay_with_their_holders_and_later_readers_get_private_copies() -> None:
+    """Going cold releases the version's shared views: an informer still holding one keeps it intact, and a
+    later reader decodes its own copy, which it may change without reaching the store."""
+    from kubelite.api.views import STATS, shared_view
+
+    store = Store(batch_bytes=10**9, batch_count=1, cold_after=2)
+    pods = store.add_table("", "pods", namespaced=True)
+    a = store.create(pods, pod("a", 0))
+    held = shared_view(a.data)
+    assert shared_view(a.data) is held
+    store.create(pods, pod("b", 0))
+    store.update(pods, pod("b", 1))
+    cold = store.get(pods, "default", "a")
+    assert type(cold) is CompactObject
+    fresh = STATS.fresh
+    mine = shared_view(cold.data)
+    assert STATS.fresh == fresh + 1 and mine is not held and mine == held
+    copy = cold.decode()
+    copy["spec"]["containers"].clear()
+    assert cold.data == bytes(a.data) and held["metadata"]["name"] == "a"
