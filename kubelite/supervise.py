@@ -121,6 +121,23 @@ def first_error(exc: BaseException) -> BaseException:
     return exc
 
 
+_SCOPE_CLASS: Any = None
+
+
+def _cancel_scope() -> anyio.CancelScope:
+    """``anyio.CancelScope(shield=True)``, made by the running backend's class directly: ``anyio.CancelScope()``
+    asks sniffio for the running async library on every call (a third of a task start, and the scheduler starts
+    one per binding cycle). kubelite runs on asyncio only, so the class found first serves every later scope."""
+    global _SCOPE_CLASS
+    cls = _SCOPE_CLASS
+    if cls is None:
+        scope = anyio.CancelScope(shield=True)
+        _SCOPE_CLASS = type(scope)
+        return scope
+    made: anyio.CancelScope = cls(shield=True)
+    return made
+
+
 class TaskHandle:
     """One task of a :class:`TaskGroup` (anyio's ``TaskHandle`` and trio's per-task cancel scope in one):
     :meth:`cancel` stops it on purpose (not a failure); :meth:`wait` waits for it to end."""
@@ -130,7 +147,7 @@ class TaskHandle:
     def __init__(self, name: str) -> None:
         self.name = name
         # created here, entered by the task itself: a cancel before the task has run is kept
-        self._scope = anyio.CancelScope(shield=True)
+        self._scope = _cancel_scope()
         self._done = asyncio.Event()
         self._exception: BaseException | None = None
 

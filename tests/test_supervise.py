@@ -182,6 +182,21 @@ async def test_cancelling_one_child_is_not_a_failure_and_a_cancel_before_start_r
     assert ran == ["other"]
 
 
+async def test_each_handle_has_its_own_shielded_scope_of_the_running_backend() -> None:
+    """Handles make their cancel scopes with the backend's class directly (no sniffio lookup per task): each is what
+    ``anyio.CancelScope(shield=True)`` gives, its own, and cancelling one leaves the others running."""
+    async with TaskGroup("t") as g:
+        handles = [g.start_soon(anyio.sleep_forever) for _ in range(3)]
+        scopes = [h._scope for h in handles]
+        assert all(type(sc) is type(anyio.CancelScope()) and sc.shield for sc in scopes)
+        assert len({id(sc) for sc in scopes}) == 3
+        handles[0].cancel()
+        await anyio.lowlevel.checkpoint()
+        assert handles[0].done and not handles[1].done and not handles[2].done
+        for h in handles[1:]:
+            await h.stop()
+
+
 async def test_start_soon_outside_the_block_is_an_error() -> None:
     g = TaskGroup("t")
     with pytest.raises(RuntimeError, match="not active"):
