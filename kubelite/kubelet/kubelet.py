@@ -513,8 +513,9 @@ class Kubelet:
                     self._unsynced.pop(uid, None)
                     continue
                 try:
-                    await client.patch_status("pods", w.name, {"status": patch}, namespace=w.namespace,
-                                              patch_type="merge")
+                    # the answer is not read: the pod informer brings the written pod (the shared view)
+                    await client.patch_status_unread("pods", w.name, {"status": patch}, namespace=w.namespace,
+                                                     patch_type="merge")
                     self._sent[uid] = status
                     self._unsynced.pop(uid, None)
                     self.patches += 1
