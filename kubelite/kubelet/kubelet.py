@@ -8,10 +8,15 @@ Contract:
 - **Through the API only.** Pods come from an informer on ``spec.nodeName=<node>``; ConfigMaps, Secrets and
   PVCs from informers (shared through ``informers=`` when given), DNS answers from the cluster DNS
   (``dns=``); every write goes through the client: the Node (create, then status patches when something
-  changed and every 5 min) and the Lease (an update every 10 s), both by :mod:`kubelite.kubelet.heartbeat` (on the pool's one heartbeat wheel, ``heartbeats=``,
-  or a wheel of the kubelet's own); pod status (merge patches of ``pods/status``
-  with only the top-level fields that changed; nothing is sent when nothing changed; all changes of one
-  instant go out as one patch); pod deletion.
+  changed and every 5 min) and the Lease (an update every 10 s), both by :mod:`kubelite.kubelet.heartbeat`
+  (on the pool's one heartbeat wheel, ``heartbeats=``, or a wheel of the kubelet's own); pod status (merge
+  patches of ``pods/status`` with only the top-level fields that changed; nothing is sent when nothing
+  changed; all changes of one instant go out as one patch; their answers are not decoded, the informers
+  bring the written objects); pod deletion.
+- **Pods are the shared read-only typed view** (:mod:`kubelite.api.views`): the informer's frozen ``Pod``,
+  the very object the control plane's other Pod informers hold; nothing here mutates it.
+- **Nothing walks the node's pods per event:** admission counts the active pods from running totals kept
+  as pods are admitted, turn terminal and go.
 - **One timer per pod**, at the time its worker says something next happens (see
   :mod:`kubelite.kubelet.pod_worker`); a healthy running pod costs nothing until it changes.
 - **Stopping is a node failure.** :meth:`Kubelet.stop` stops the lease, the status updates, the watch and
