@@ -498,26 +498,27 @@ class Client:
         (RFC 7386), ``"json"`` (RFC 6902) or ``"apply"`` (server-side apply: ``field_manager`` required,
         ``force`` takes over conflicting fields). The result is typed like :meth:`get`'s."""
         info = self._info(res)
-        resp = await self._patch(info, name, patch, namespace=namespace, patch_type=patch_type,
+        data = await self._patch(info, name, patch, namespace=namespace, patch_type=patch_type,
                                  field_manager=field_manager, force=force, dry_run=dry_run, subresource=subresource,
                                  field_validation=field_validation)
         if subresource == "scale":
             from kubelite.api.types import Scale
 
-            return self._out(resp.data, Scale if self._result_type(res, info) is not None else None)
-        return self._out(resp.data, self._result_type(res, info))
+            return self._out(data, Scale if self._result_type(res, info) is not None else None)
+        return self._out(data, self._result_type(res, info))
 
     async def _patch(
         self, info: ResourceInfo, name: str, patch: Any, *, namespace: str | None, patch_type: str,
-        field_manager: str | None, force: bool | None, dry_run: bool, subresource: str, field_validation: str | None,
-    ) -> Any:
+        field_manager: str | None = None, force: bool | None = None, dry_run: bool = False, subresource: str = "",
+        field_validation: str | None = None,
+    ) -> bytes:
         resp = await self._server.patch(
             self.user, info.group, info.plural, self._ns(info, namespace), name, self._body(patch), patch_type,
             subresource=subresource, dry_run=dry_run, field_manager=field_manager or self.field_manager,
             force=force, field_validation=field_validation, **_version(info),
         )
         self._note(resp.warnings)
-        return resp
+        return resp.data
 
     async def patch_status(self, res: ResourceRef, name: str, patch: Any, **kw: Any) -> Any:
         """PATCH the status subresource (``patch(..., subresource="status")``)."""
@@ -525,15 +526,14 @@ class Client:
 
     async def patch_status_unread(
         self, res: ResourceRef, name: str, patch: Any, *, namespace: str | None = None,
-        patch_type: str = PatchType.STRATEGIC, field_manager: str | None = None,
+        patch_type: str = PatchType.STRATEGIC,
     ) -> None:
-        """PATCH the status subresource as :meth:`patch_status` does, without decoding the answer: client-go's
-        ``Patch(...).Do(ctx).Error()`` (a ``rest.Result`` whose body is never decoded), for a writer that has
-        no use for the object it wrote, as the kubelet's node status reports and status manager. Errors
-        raise and warnings are noted exactly as from :meth:`patch_status`."""
+        """:meth:`patch_status` for a writer that never reads the result: the same request (it succeeds or
+        raises the same ``ApiError``), without decoding the object the server answers with. For a component
+        whose informer brings it the written object anyway: the kubelet's status manager and its Node status
+        reports (a pod's answer is a whole Pod, ~4 KiB of JSON, decoded only to be dropped)."""
         await self._patch(self._info(res), name, patch, namespace=namespace, patch_type=patch_type,
-                          field_manager=field_manager, force=None, dry_run=False, subresource="status",
-                          field_validation=None)
+                          subresource="status")
 
     @overload
     async def apply(

@@ -165,6 +165,7 @@ class NodeHeartbeat:
         reported = self._reported
         patch = {k: v for k, v in status.items() if k == "conditions" or reported.get(k) != v}
         try:
+            # the answer is not read: the kubelet's Node informer brings it the written Node (a shared view)
             await self.client.patch_status_unread("nodes", self.node_name, {"status": patch}, patch_type="strategic")
         except ApiError as e:
             log.warning("node_status_failed", node=self.node_name, error=str(e))

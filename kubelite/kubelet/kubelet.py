@@ -8,10 +8,15 @@ Contract:
 - **Through the API only.** Pods come from an informer on ``spec.nodeName=<node>``; ConfigMaps, Secrets and
   PVCs from informers (shared through ``informers=`` when given), DNS answers from the cluster DNS
   (``dns=``); every write goes through the client: the Node (create, then status patches when something
-  changed and every 5 min) and the Lease (an update every 10 s), both by :mod:`kubelite.kubelet.heartbeat` (on the pool's one heartbeat wheel, ``heartbeats=``,
-  or a wheel of the kubelet's own); pod status (merge patches of ``pods/status``
-  with only the top-level fields that changed; nothing is sent when nothing changed; all changes of one
-  instant go out as one patch); pod deletion.
+  changed and every 5 min) and the Lease (an update every 10 s), both by :mod:`kubelite.kubelet.heartbeat`
+  (on the pool's one heartbeat wheel, ``heartbeats=``, or a wheel of the kubelet's own); pod status (merge
+  patches of ``pods/status`` with only the top-level fields that changed; nothing is sent when nothing
+  changed; all changes of one instant go out as one patch; their answers are not decoded, the informers
+  bring the written objects); pod deletion.
+- **Pods are the shared read-only typed view** (:mod:`kubelite.api.views`): the informer's frozen ``Pod``,
+  the very object the control plane's other Pod informers hold; nothing here mutates it.
+- **Nothing walks the node's pods per event:** admission counts the active pods from running totals kept
+  as pods are admitted, turn terminal and go.
 - **One timer per pod**, at the time its worker says something next happens (see
   :mod:`kubelite.kubelet.pod_worker`); a healthy running pod costs nothing until it changes.
 - **Stopping is a node failure.** :meth:`Kubelet.stop` stops the lease, the status updates, the watch and
@@ -119,6 +124,12 @@ class Kubelet:
             mount_seconds=mount_seconds)
         self.runtime.await_pod_cidr = await_pod_cidr and not pod_cidr
         self.workers: dict[str, PodWorker] = {}
+        # what admission counts, kept as pods come and go rather than summed over every worker per admission:
+        # the admitted pods not yet terminal (upstream's active pods), their summed requests and their host
+        # ports (counted). A worker is in ``_active`` iff it was admitted and has not turned terminal or gone.
+        self._active: dict[str, PodWorker] = {}
+        self._used: dict[str, int] = {}
+        self._host_ports: dict[tuple[str, str, int], int] = {}
         self._timers: dict[str, Any] = {}
         self._sent: dict[str, dict[str, Any]] = {}  # uid -> last status written
         self._dirty: dict[str, PodWorker] = {}
@@ -404,6 +415,7 @@ class Kubelet:
         self._dirty.pop(uid, None)
         self._to_delete.pop(uid, None)
         self._sent.pop(uid, None)
+        self._deactivate(w)
         if w.stage != Stage.TERMINATED:
             w.begin_termination(self.clock.now(), 0)
         w.release()
@@ -426,27 +438,46 @@ class Kubelet:
             except UnexpectedAdmissionError as e:
                 w.reject("UnexpectedAdmissionError", str(e))
                 return
-        used: dict[str, int] = {}
-        ports: list[tuple[str, str, int]] = []
-        count = 0
-        for other in self.workers.values():
-            if other is w or other.terminal:
-                continue
-            count += 1
-            for r, n in other.requests.items():
-                used[r] = used.get(r, 0) + n
-            # upstream's NodePorts admission check sees the host ports of every admitted pod
-            ports.extend(host_ports(other.pod.spec))
         alloc = self._alloc_units
         if alloc is None:  # no Node from the API yet: getNodeAnyWay's initial node
             alloc = _units(self.allocatable())
         if devices.holds(w.uid):
             alloc = devices.sanitize_allocatable(alloc)
+        # upstream's NodePorts admission check sees the host ports of every admitted pod
         res = admit(w.pod, requests, node_name=self.node_name, node_labels=self._node_labels, allocatable=alloc,
-                    used=used, admitted_pods=count, used_host_ports=ports, taints=self.taints)
+                    used=self._used, admitted_pods=len(self._active), used_host_ports=self._host_ports,
+                    taints=self.taints)
         if res is not None:
             devices.free_pod(w.uid)
             w.reject(*res)
+            return
+        self._active[w.uid] = w
+        used = self._used
+        for r, n in requests.items():
+            used[r] = used.get(r, 0) + n
+        ports = self._host_ports
+        for hp in host_ports(w.pod.spec):
+            ports[hp] = ports.get(hp, 0) + 1
+
+    def _deactivate(self, w: PodWorker) -> None:
+        """``w`` turned terminal or went away: admission no longer counts it."""
+        if self._active.get(w.uid) is not w:
+            return
+        del self._active[w.uid]
+        used = self._used
+        for r, n in w.requests.items():
+            left = used[r] - n
+            if left:
+                used[r] = left
+            else:
+                del used[r]
+        ports = self._host_ports
+        for hp in host_ports(w.pod.spec):
+            left = ports[hp] - 1
+            if left:
+                ports[hp] = left
+            else:
+                del ports[hp]
 
     # --- the sync loop ---
     def _sync(self, w: PodWorker) -> None:
@@ -455,6 +486,8 @@ class Kubelet:
         now = self.clock.now()
         had_running = _running_count(w)
         wake = w.sync(now)
+        if w.terminal:
+            self._deactivate(w)
         status = build_status(w, now, self._sent.get(w.uid) or _api_status(w.pod))
         if status != self._sent.get(w.uid):
             self._dirty[w.uid] = w
@@ -513,8 +546,9 @@ class Kubelet:
                     self._unsynced.pop(uid, None)
                     continue
                 try:
+                    # the answer is not read: the pod informer brings the written pod (the shared view)
                     await client.patch_status_unread("pods", w.name, {"status": patch}, namespace=w.namespace,
-                                                     patch_type="merge")  # (the answer is not used)
+                                                     patch_type="merge")
                     self._sent[uid] = status
                     self._unsynced.pop(uid, None)
                     self.patches += 1

@@ -225,3 +225,37 @@ async def test_a_lease_put_without_a_copy_leaves_the_body_as_sent(change: Any, f
                 await cluster.client.replace_owned(lease, namespace=LEASES)
             assert err.value.code == code
         assert lease == sent
+
+
+@pytest.mark.parametrize(("name", "patch", "fault", "code"), [
+    ("node-0", {"conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]}, None, 200),
+    ("node-0", {"capacity": {"cpu": "lots"}}, None, 400),
+    ("node-0", {"conditions": [{"type": "Ready", "status": "True"}]}, 500, 500),
+    ("node-9", {"conditions": [{"type": "Ready", "status": "True"}]}, None, 404),
+], ids=["written", "invalid", "server-error", "not-found"])
+async def test_a_status_patch_left_unread_is_the_same_request(name: str, patch: dict[str, Any], fault: int | None,
+                                                              code: int) -> None:
+    """``Client.patch_status_unread`` (the kubelet's Node status reports and pod status writes, whose answers
+    its informers bring anyway) makes the request ``patch_status`` makes: the same stored result, or the same
+    ``ApiError``; it only skips decoding the answer."""
+    from kubelite.errors import ApiError
+
+    outcomes = []
+    for unread in (False, True):
+        async with kubelets(1) as (cluster, pool):
+            await cluster.advance(1)
+            await pool["node-0"].stop()
+            if fault is not None:
+                cluster.faults.inject(fault, verb="patch", resource="nodes", name="node-0", times=1)
+            client = pool["node-0"].client
+            call = client.patch_status_unread if unread else client.patch_status
+            try:
+                out = await call("nodes", name, {"status": patch}, patch_type="strategic")
+                got: Any = 200
+                assert (out is None) is unread
+            except ApiError as e:
+                got = (e.code, e.status.message)
+            node = await cluster.client.get("nodes", "node-0")
+            outcomes.append((got, node["metadata"]["resourceVersion"], node["status"]["conditions"]))
+    assert outcomes[0] == outcomes[1]
+    assert (outcomes[0][0] if code == 200 else outcomes[0][0][0]) == code

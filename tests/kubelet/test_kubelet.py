@@ -76,6 +76,45 @@ async def test_pod_runs_and_reports_upstream_status(cluster: Cluster) -> None:
     assert lease["spec"]["renewTime"] > before
 
 
+@pytest.mark.parametrize(("first", "ends", "second", "admitted"), [
+    ({"cpu": "6"}, None, {"cpu": "6"}, False),
+    ({"cpu": "6"}, "completes", {"cpu": "6"}, True),
+    ({"cpu": "6"}, "deleted", {"cpu": "6"}, True),
+    ({"hostPort": 8080}, None, {"hostPort": 8080}, False),
+    ({"hostPort": 8080}, "deleted", {"hostPort": 8080}, True),
+    ({"hostPort": 8080}, "completes", {"hostPort": 8081}, True),
+], ids=["cpu-taken", "cpu-freed-on-completion", "cpu-freed-on-delete", "port-taken", "port-freed-on-delete",
+        "other-port"])
+async def test_admission_counts_only_the_active_pods(cluster: Cluster, first: dict[str, Any], ends: str | None,
+                                                     second: dict[str, Any], admitted: bool) -> None:
+    """Admission sees what the node's active pods (admitted, not terminal, not gone) request and bind, as
+    upstream's canAdmitPod over GetActivePods: a completed or deleted pod's CPU and host port are free again."""
+    reg = ImageRegistry()
+    reg.add("job:1", ImageProfile(exit_after=3))
+    await start(cluster, registry=reg)
+
+    def body(name: str, want: dict[str, Any]) -> dict[str, Any]:
+        if "hostPort" in want:
+            c = ctr(image="job:1" if ends == "completes" else "app:1",
+                    ports=[{"containerPort": 80, "hostPort": want["hostPort"]}])
+        else:
+            c = ctr(image="job:1" if ends == "completes" else "app:1", resources={"requests": want})
+        return pod(name, c, restartPolicy="Never")
+
+    await run_pod(cluster, body("first", first))
+    await cluster.advance(10)
+    if ends == "deleted":
+        await cluster.client.delete("pods", "first", namespace="default", grace_period=0)
+        await cluster.advance(1)
+    await run_pod(cluster, body("second", second))
+    await cluster.advance(1)
+    s = (await get(cluster, "second"))["status"]
+    if admitted:
+        assert "reason" not in s and s["phase"] in ("Running", "Succeeded")
+    else:
+        assert s["phase"] == "Failed" and s["reason"] in ("OutOfcpu", "NodePorts")
+
+
 @pytest.mark.parametrize(("requests", "reason"), [
     ({"cpu": "100"}, "OutOfcpu"), ({"memory": "1Ti"}, "OutOfmemory"), ({"nvidia.com/gpu": "1"}, "OutOfnvidia.com/gpu"),
 ], ids=["cpu", "memory", "gpu"])

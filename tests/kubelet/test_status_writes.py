@@ -28,6 +28,7 @@ class RecordingClient:
         return await self._client.patch_status(res, name, patch, **kw)
 
     async def patch_status_unread(self, res: Any, name: str, patch: Any, **kw: Any) -> None:
+        # the status manager's writes (it never reads their answers)
         if res == "pods":
             self.status_patches.append((name, patch["status"]))
         await self._client.patch_status_unread(res, name, patch, **kw)
