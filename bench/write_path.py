@@ -508,6 +508,7 @@ async def heartbeat_ab(n: int, rounds: int) -> None:
     """Stop 22's two heartbeat changes on and off, interleaved in one process: the written-object cache
     (``apiserver/registry/written.py``, off: capacity 0) and the kubelet's unread status patches
     (``Client.patch_status_unread``, off: ``patch_status`` with its answer dropped); best per mode."""
+    from kubelite.apiserver.registry.written import CAPACITY
     from kubelite.client.client import Client
 
     async with Cluster(seed=1, tune_gc=True, **API_ONLY) as cluster:
@@ -526,7 +527,7 @@ async def heartbeat_ab(n: int, rounds: int) -> None:
         try:
             for _ in range(rounds):
                 for mode in modes:
-                    written.capacity = 4096 if mode in ("both on", "cache only") else 0
+                    written.capacity = CAPACITY if mode in ("both on", "cache only") else 0
                     Client.patch_status_unread = unread if mode in ("both on", "unread only") else read  # type: ignore[method-assign]
                     with _whole_path() if mode == "whole path" else contextlib.nullcontext():
                         for kind in hb.KINDS:
@@ -535,7 +536,7 @@ async def heartbeat_ab(n: int, rounds: int) -> None:
                             best[(kind, mode)] = min(v, best.get((kind, mode), v))
         finally:
             Client.patch_status_unread = unread  # type: ignore[method-assign]
-            written.capacity = 4096
+            written.capacity = CAPACITY
         print(f"heartbeat A/B, {n} nodes, best of {rounds} interleaved rounds, us of CPU per write, load "
               f"{os.getloadavg()[0]:.1f}")
         for kind in hb.KINDS:

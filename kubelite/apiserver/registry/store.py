@@ -338,6 +338,7 @@ class GenericStore:
             if w.dry_run:
                 return _encode(new)
             final = self.store.delete(table, namespace, name, expect_rv=current.rv)
+            self.written.forget(table, current.key)
             strategy.after_write(None, old)
             return final.data
         allocation = strategy.allocate(new, old)
@@ -437,6 +438,7 @@ class GenericStore:
     def _remove(self, strategy: Strategy, table: Table, old: dict[str, Any], current: StoredObject) -> bytes:
         meta = old["metadata"]
         final = self.store.delete(table, meta.get("namespace") or "", meta["name"], expect_rv=current.rv)
+        self.written.forget(table, current.key)
         strategy.after_write(None, old)
         return final.data
 

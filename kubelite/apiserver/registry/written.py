@@ -25,8 +25,9 @@ stored bytes and responses with the whole path after every write):
   numbers, lists, dicts: no tuples, sets or NaN in these kinds' strategies), so it equals
   ``StoredObject.decode()``; dict key order may differ (the store's encoding sorts keys, so the bytes it
   writes do not depend on it).
-- **Bounded.** Each table keeps at most :data:`CAPACITY` entries, the most recently written; an object
-  written less often than that is decoded as before.
+- **Bounded, live objects only.** Each table keeps at most :data:`CAPACITY` entries, the most recently
+  written; an object written less often than that is decoded as before. A deleted object's entry goes
+  with it (:meth:`forget`), so a steady state's churn (Jobs' pods coming and going) keeps nothing.
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ __all__ = ["CAPACITY", "KINDS", "WrittenObjects"]
 
 #: (group, plural) of the kinds whose written objects are kept: the heartbeat kinds
 KINDS = frozenset({("coordination.k8s.io", "leases"), ("", "nodes"), ("", "pods")})
-#: entries per table (a Lease is ~1 KiB decoded, a pod ~10 KiB)
-CAPACITY = 4096
+#: entries per table (a Lease is ~1 KiB decoded, a pod ~10 KiB: at most ~20 MiB of pods)
+CAPACITY = 2048
 
 
 class WrittenObjects:
@@ -73,6 +74,12 @@ class WrittenObjects:
         entries[stored.key] = (stored, obj)
         if len(entries) > self.capacity:
             entries.popitem(last=False)
+
+    def forget(self, table: Table, key: str) -> None:
+        """The object under ``key`` was deleted: nothing is kept for it (so the cache holds live objects only)."""
+        entries = self._tables.get(table)
+        if entries is not None:
+            entries.pop(key, None)
 
     def clear(self) -> None:
         self._tables.clear()
