@@ -236,7 +236,9 @@ class _LoadOnFirst:
             ctx.informers.informer_for(getattr(types, kind)).add_event_handler(self)
 
     def _load(self) -> None:
-        if self.loaded:
+        # an event the informers deliver while the manager stops or crashes loads nothing: the controller
+        # would not run, and a restarted manager builds its controllers (and these loaders) again
+        if self.loaded or self._ctx.manager.stopping:
             return
         self.loaded = True
         register = _register_of(self._module)
