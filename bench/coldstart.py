@@ -11,6 +11,7 @@ machine is shared: CPU time is the steadier figure; both are printed).
     python bench/coldstart.py --runs 15 --top 25
     python bench/coldstart.py --kopf          # also: a kopf operator test from process start (issue #11)
     python bench/coldstart.py --against DIR   # A/B: this tree and another (git archive main | tar -x -C DIR)
+    python bench/coldstart.py --counts [--against DIR]   # modules, bytecode and Python calls: no noise
 
 What is measured:
 - floor: ``import anyio, msgspec, sortedcontainers, structlog, click, yaml``. anyio >= 4.16 imports its
@@ -43,6 +44,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -117,6 +119,48 @@ def importtime(top: int) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
             packages[top_name] = packages.get(top_name, 0) + int(cumulative_us)
     own.sort(key=lambda kv: -kv[1])
     return own[:top], sorted(packages.items(), key=lambda kv: -kv[1])[:top]
+
+
+#: load-independent counts of the first cluster after the dependencies (``--counts``): modules imported,
+#: bytecode read, Python calls (cProfile's count) and those of kubelite's own functions. On a shared machine
+#: CPU time moves ±15% between runs of one tree; these do not move at all, so they show a regression that
+#: a noisy A/B cannot
+COUNTS = textwrap.dedent('''
+    import asyncio, cProfile, json, sys
+    import importlib._bootstrap_external as be
+    import anyio, msgspec, sortedcontainers, structlog, click, yaml
+    read = [0]
+    get_data = be.FileLoader.get_data
+    def counted(self, path):
+        data = get_data(self, path)
+        if path.endswith(".pyc"):
+            read[0] += len(data)
+        return data
+    be.FileLoader.get_data = counted
+    before = len(sys.modules)
+    profile = cProfile.Profile()
+    profile.enable()
+    from kubelite import Cluster
+    async def one():
+        async with Cluster(seed=1):
+            pass
+    asyncio.run(one())
+    profile.disable()
+    stats = profile.getstats()
+    print(json.dumps({"modules": len(sys.modules) - before, "pyc bytes": read[0],
+                      "calls": sum(e.callcount for e in stats),
+                      "kubelite calls": sum(e.callcount for e in stats if not isinstance(e.code, str)
+                                            and "/kubelite/" in e.code.co_filename and e.code.co_name != "<module>")}))
+''')
+
+
+def counts_report(roots: list[pathlib.Path]) -> None:
+    print("first cluster after the dependencies, load-independent counts (one warm-up, then one run each):")
+    print(f"  {'tree':50s} {'modules':>8s} {'pyc bytes':>10s} {'calls':>9s} {'kubelite calls':>15s}")
+    for root in roots:
+        _child(COUNTS, root=root)
+        c = json.loads(_child(COUNTS, root=root).stdout.strip().splitlines()[-1])
+        print(f"  {root!s:50s} {c['modules']:8d} {c['pyc bytes']:10d} {c['calls']:9d} {c['kubelite calls']:15d}")
 
 
 #: the kopf operator test from process start (``--kopf``; bench/http.py prints the same run): argv[1] is
@@ -274,27 +318,35 @@ def ab_report(other: pathlib.Path, runs: int) -> None:
             samples[root][0].append(_sample(CLUSTER, root=root))
             samples[root][1].append(_sample(USER, root=root))
 
-    def med(rows: list[dict[str, float]], key: str) -> float:
-        return statistics.median(r[key] for r in rows) * 1000
+    for label, reduce in (("median", statistics.median), ("minimum", min)):
+        _ab_table(label, reduce, runs, other, floors, samples)
 
-    print(f"A/B, median of {runs} fresh processes each, interleaved (load average {os.getloadavg()[0]:.1f}), "
+
+def _ab_table(label: str, reduce: Any, runs: int, other: pathlib.Path, floors: list[dict[str, float]],
+              samples: dict[pathlib.Path, tuple[list[dict[str, float]], list[dict[str, float]]]]) -> None:
+    """One table of :func:`ab_report`: each phase per sample (ms), reduced over the samples by ``reduce``
+    (the median; or the minimum, on a loaded machine the steadier estimate of a phase's own cost)."""
+
+    def phase(rows: list[dict[str, float]], end: str, start: str | None = None) -> float:
+        return float(reduce([(r[end] - (r[start] if start else 0.0)) * 1000 for r in rows]))
+
+    floor = {clock: float(reduce([r[f"{clock}_deps"] * 1000 for r in floors])) for clock in ("w", "c")}
+    print(f"A/B, {label} of {runs} fresh processes each, interleaved (load average {os.getloadavg()[0]:.1f}), "
           f"ms wall / CPU:  A = {ROOT}, B = {other}")
     print(f"  {'':44s} {'A wall':>8s} {'B wall':>8s} {'A CPU':>8s} {'B CPU':>8s} {'A/B CPU':>8s}")
     table: dict[str, list[float]] = {}
     for root in (ROOT, other):
         runs_, users = samples[root]
         for clock in ("w", "c"):
-            deps = med(runs_, f"{clock}_deps")
-            imported, first = med(runs_, f"{clock}_imported") - deps, med(runs_, f"{clock}_first") - deps
             for name, value in (
-                ("deps first, then: kubelite import", imported),
-                ("  + first cluster start/exit", first - imported),
-                ("  = the first cluster above the deps", first),
-                ("a second cluster in the same process", med(runs_, f"{clock}_second") - med(runs_, f"{clock}_first")),
-                ("as a user's process runs it, above the floor", med(users, f"{clock}_first") - med(floors, f"{clock}_deps")),
+                ("deps first, then: kubelite import", phase(runs_, f"{clock}_imported", f"{clock}_deps")),
+                ("  + first cluster start/exit", phase(runs_, f"{clock}_first", f"{clock}_imported")),
+                ("  = the first cluster above the deps", phase(runs_, f"{clock}_first", f"{clock}_deps")),
+                ("a second cluster in the same process", phase(runs_, f"{clock}_second", f"{clock}_first")),
+                ("as a user's process runs it, above the floor", phase(users, f"{clock}_first") - floor[clock]),
             ):
                 table.setdefault(name, []).append(value)
-    print(f"  {'dependency import floor':44s} {med(floors, 'w_deps'):8.1f} {'':8s} {med(floors, 'c_deps'):8.1f}")
+    print(f"  {'dependency import floor':44s} {floor['w']:8.1f} {'':8s} {floor['c']:8.1f}")
     for name, (a_w, a_c, b_w, b_c) in table.items():
         print(f"  {name:44s} {a_w:8.1f} {b_w:8.1f} {a_c:8.1f} {b_c:8.1f} {a_c / b_c if b_c else float('nan'):8.2f}")
 
@@ -307,7 +359,13 @@ def main() -> None:
     ap.add_argument("--against", type=pathlib.Path, metavar="TREE",
                     help="also run another kubelite tree (e.g. `git archive main | tar -x -C DIR`), its samples "
                          "interleaved with this tree's, and print both side by side")
+    ap.add_argument("--counts", action="store_true",
+                    help="only the load-independent counts (modules, bytecode, Python calls), of this tree and "
+                         "of --against if given")
     args = ap.parse_args()
+    if args.counts:
+        counts_report([ROOT] + ([args.against.resolve()] if args.against is not None else []))
+        return
     if args.against is not None:
         ab_report(args.against.resolve(), args.runs)
         return

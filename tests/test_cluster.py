@@ -120,6 +120,16 @@ _NOT_AT_START = {
     # custom resources' schema validation and defaulting and the CRD checks: with the first CRD
     "kubelite.apiserver.crd.validation": "CRDs", "kubelite.apiserver.crd.definition": "CRDs",
     "kubelite.apiserver.crd.structural": "CRDs", "kubelite.apiserver.crd.defaulting": "CRDs",
+    # the built-in controllers of kcm.LOAD_ON_FIRST: with the first object of their kind (a Deployment loads
+    # the deployment controller, not the CronJob or HPA one)
+    **{m: "controllers" for m in (
+        "kubelite.controllers.replication", "kubelite.controllers.replicaset", "kubelite.controllers.deployment",
+        "kubelite.controllers.job", "kubelite.controllers.cronjob", "kubelite.controllers.certificates.signer",
+        "kubelite.controllers.certificates.cleaner", "kubelite.controllers.daemonset",
+        "kubelite.controllers.statefulset", "kubelite.controllers.history", "kubelite.controllers.disruption",
+        "kubelite.controllers.horizontal", "kubelite.controllers.resourcequota",
+        "kubelite.controllers.nodelifecycle", "kubelite.controllers.ttlafterfinished",
+        "kubelite.controllers.volume_binder")},
     # zoneinfo (and sysconfig): with the first CronJob naming a spec.timeZone
     "zoneinfo": "CronJob time zones",
     # generated types of kinds nothing at start decodes into a Struct: with the first use of their class
@@ -153,6 +163,15 @@ async def main():
         await cluster.client.create({"apiVersion": "example.com/v1", "kind": "Widget",
                                      "metadata": {"name": "w", "namespace": "default"}, "spec": {"size": 2}})
         out["a custom resource without CEL rules"] = loaded("CEL")
+    async with Cluster(seed=1, nodes=1) as cluster:
+        await cluster.client.create({"apiVersion": "apps/v1", "kind": "Deployment",
+                                     "metadata": {"name": "web", "namespace": "default"},
+                                     "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                                              "template": {"metadata": {"labels": {"app": "web"}},
+                                                           "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+        await cluster.wait_for(lambda: ((cluster.apiserver.read("apps", "deployments", "default", "web") or {})
+                                               .get("status") or {}).get("availableReplicas") == 1, timeout=300)
+        out["a Deployment on a node"] = loaded("controllers")
     print(json.dumps(out))
 
 asyncio.run(main())
@@ -162,14 +181,21 @@ asyncio.run(main())
 def test_the_first_cluster_does_not_load_what_it_does_not_use() -> None:
     """Issue #17 cold start: everything in ``_NOT_AT_START`` loads when first used, not with the first cluster;
     and a CRD without ``x-kubernetes-validations`` does not load CEL for its custom resources (it did: a kopf
-    test's first custom resource paid ~0.4 s for CEL's grammar)."""
+    test's first custom resource paid ~0.4 s for CEL's grammar); the controllers of ``kcm.LOAD_ON_FIRST`` load
+    with their kind's first object (a Deployment on a node loads the deployment, ReplicaSet and node lifecycle
+    controllers, and it becomes available)."""
     import json
     import subprocess
     import sys
 
     out = subprocess.run([sys.executable, "-c", _COLD_START_SCRIPT, json.dumps(_NOT_AT_START)],
                          capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout) == {"first cluster": [], "a custom resource without CEL rules": []}, out.stderr
+    assert json.loads(out.stdout) == {
+        "first cluster": [], "a custom resource without CEL rules": [],
+        # the Deployment's controller and its ReplicaSets', the node's lifecycle controller, nothing else
+        "a Deployment on a node": ["kubelite.controllers.deployment", "kubelite.controllers.nodelifecycle",
+                                   "kubelite.controllers.replicaset"],
+    }, out.stderr
 
 
 _GC_FREEZE_SCRIPT = """

@@ -12,12 +12,25 @@ informers, as the real ones do.
 
 :data:`CONTROLLERS` lists the modules in upstream's start order; a module that does not exist yet, or
 does not export ``register``, is skipped (so the list can name every controller the project will have).
+
+**Loaded on first use.** A controller named in :data:`LOAD_ON_FIRST` is not imported with the cluster: the
+controller manager watches its primary kinds through the shared informers (the ones the controller itself
+will use) and imports and registers the controller from the first event of one of them. Until an object of
+its kind exists such a controller has nothing to do (a Deployment controller with no Deployment writes
+nothing, whatever the pods do), and when it loads its handlers are added to informers that have synced, so
+they first get an add for every cached object (client-go's ``AddEventHandler`` on a started informer): it
+sees the same state as if it had started with the cluster. Issue #17's cold start: a default cluster does
+not import the workload, batch, autoscaling, certificate, node, disruption, quota and volume controllers
+until they are used. The controllers that act on objects every cluster has (namespaces, service
+accounts, the ``kubernetes`` Service, the garbage collector's graph, the pod GC's periodic pass) start
+with the cluster.
 """
 
 from __future__ import annotations
 
 import copy
 import importlib
+import importlib.util
 import random
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
@@ -28,7 +41,7 @@ from kubelite.controllers.manager import Manager
 from kubelite.events import EventBroadcaster, EventRecorder
 from kubelite.informer import SharedInformerFactory
 
-__all__ = ["CONTROLLERS", "SERVICE_ACCOUNTS", "ControllerContext", "check_options", "start_controllers"]
+__all__ = ["CONTROLLERS", "LOAD_ON_FIRST", "SERVICE_ACCOUNTS", "ControllerContext", "check_options", "start_controllers"]
 
 #: controller name -> module, in upstream's NewControllerDescriptors order (the subset kubelite has).
 CONTROLLERS: dict[str, str] = {
@@ -55,6 +68,27 @@ CONTROLLERS: dict[str, str] = {
     "persistentvolume-binder": "kubelite.controllers.volume_binder",
 }
 
+
+#: controller name -> the kinds (``kubelite.api.types`` names) whose first event loads it (see the module
+#: docstring); every other controller of :data:`CONTROLLERS` is imported and registered at start
+LOAD_ON_FIRST: dict[str, tuple[str, ...]] = {
+    "replicationcontroller": ("ReplicationController",),
+    "replicaset": ("ReplicaSet",),
+    "deployment": ("Deployment",),
+    "job": ("Job",),
+    "cronjob": ("CronJob",),
+    "csrsigning": ("CertificateSigningRequest",),
+    "csrcleaner": ("CertificateSigningRequest",),
+    "daemonset": ("DaemonSet",),
+    "statefulset": ("StatefulSet",),
+    "disruption": ("PodDisruptionBudget",),
+    "horizontalpodautoscaling": ("HorizontalPodAutoscaler",),
+    "resourcequota": ("ResourceQuota",),
+    "nodeipam": ("Node",),
+    "nodelifecycle": ("Node",),
+    "ttlafterfinished": ("Job",),
+    "persistentvolume-binder": ("PersistentVolumeClaim", "PersistentVolume"),
+}
 
 #: The kube-system service account each controller acts as with ``--use-service-account-credentials`` (upstream
 #: ``ControllerContext.ClientBuilder.ClientOrDie(<name>)`` and the ``system:controller:<name>`` bootstrap roles).
@@ -152,22 +186,70 @@ def check_options(options: dict[str, Any]) -> None:
 
 
 def start_controllers(ctx: ControllerContext, names: Sequence[str] | None = None) -> list[str]:
-    """Register the named controllers (default: every one that exists), after :func:`check_options`.
-    Returns those registered."""
+    """Register the named controllers (default: every one that exists), after :func:`check_options`; those
+    of :data:`LOAD_ON_FIRST` are registered from the first event of their kind. Returns the controllers
+    started (or waiting for their kind), in :data:`CONTROLLERS` order."""
     check_options(ctx.options)
     started = []
     for name, module in CONTROLLERS.items():
         if names is not None and name not in names:
             continue
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name != module:
-                raise
+        kinds = LOAD_ON_FIRST.get(name)
+        if kinds is not None and _exists(module):
+            _LoadOnFirst(ctx, name, module, kinds)
+            started.append(name)
             continue
-        register = getattr(mod, "register", None)
-        if register is None:  # a module that does not export register() is not a controller (yet)
+        register = _register_of(module)
+        if register is None:
             continue
         register(ctx.for_controller(name))
         started.append(name)
     return started
+
+
+def _exists(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def _register_of(module: str) -> Callable[[ControllerContext], Any] | None:
+    """The module's ``register``, or None for a module that does not exist yet or exports none (not a
+    controller yet)."""
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name != module:
+            raise
+        return None
+    return getattr(mod, "register", None)
+
+
+class _LoadOnFirst:
+    """One controller of :data:`LOAD_ON_FIRST`: a handler on the shared informer of each of its kinds that
+    imports and registers the controller on the first event of any of them, then does nothing more."""
+
+    def __init__(self, ctx: ControllerContext, name: str, module: str, kinds: tuple[str, ...]) -> None:
+        import kubelite.api.types as types
+
+        self._ctx, self._name, self._module = ctx, name, module
+        self.loaded = False
+        for kind in kinds:
+            ctx.informers.informer_for(getattr(types, kind)).add_event_handler(self)
+
+    def _load(self) -> None:
+        # an event the informers deliver while the manager stops or crashes loads nothing: the controller
+        # would not run, and a restarted manager builds its controllers (and these loaders) again
+        if self.loaded or self._ctx.manager.stopping:
+            return
+        self.loaded = True
+        register = _register_of(self._module)
+        if register is not None:
+            register(self._ctx.for_controller(self._name))
+
+    def on_add(self, obj: Any, is_in_initial_list: bool) -> None:
+        self._load()
+
+    def on_update(self, old: Any, new: Any) -> None:
+        self._load()
+
+    def on_delete(self, obj: Any) -> None:
+        self._load()

@@ -200,6 +200,7 @@ class Manager:
         self._factories: dict[str, Callable[[], Any]] = {}
         self._tasks: dict[str, TaskHandle] = {}
         self._started = False
+        self._stopping = False
         self._supervisor = Supervisor(f"manager/{name}", on_failure=self._on_failure)
         self._failure_callbacks: list[Callable[[BaseException], Any]] = []
         #: the exception the manager died of (None while healthy)
@@ -288,6 +289,7 @@ class Manager:
         if self._started:
             return
         self._started = True
+        self._stopping = False
         self._supervisor.open()
         _adopt(self)
         if self._broadcaster is not None:
@@ -323,6 +325,13 @@ class Manager:
     def is_leader(self) -> bool:
         """Whether this manager runs its controllers now (always, once started, without leader election)."""
         return self.elector.is_leader() if self.elector is not None else self._started
+
+    @property
+    def stopping(self) -> bool:
+        """Whether :meth:`stop` or :meth:`crash` has begun and :meth:`start` has not run since: the informers
+        may still deliver events, but a controller built from one would not run (controller-runtime's manager
+        refuses a runnable once its stop procedure is engaged)."""
+        return self._stopping
 
     @property
     def started(self) -> bool:
@@ -372,6 +381,7 @@ class Manager:
         )
 
     async def _stop_tasks(self) -> None:
+        self._stopping = True
         if self._broadcaster_task is not None:
             await self._broadcaster_task.stop()
             self._broadcaster_task = None

@@ -26,7 +26,7 @@ from typing import Any
 
 from kubelite.api.types import Namespace, Node, Pod
 from kubelite.controllers.kcm import ControllerContext
-from kubelite.controllers.nodelifecycle import POD_NODE_INDEX, pod_node_index
+from kubelite.controllers.podutil import POD_NODE_INDEX, pod_node_index
 from kubelite.controllers.predicate import Funcs
 from kubelite.controllers.reconcile import Request, Result
 from kubelite.errors import NotFound

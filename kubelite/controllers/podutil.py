@@ -6,6 +6,8 @@ pod per sync), so each is a handful of attribute lookups; timestamps are parsed 
 
 - :func:`is_pod_ready`, :func:`pod_ready_time`, :func:`is_pod_available` (``podutil.IsPodAvailable``).
 - :func:`is_pod_active` (``controller.IsPodActive``): not Succeeded/Failed and not being deleted.
+- :data:`POD_NODE_INDEX` and :func:`pod_node_index`: the pod informer's index by ``spec.nodeName`` (node
+  lifecycle, taint eviction and the pod GC share it).
 - :func:`sort_pods_for_deletion` (``controller.ActivePodsWithRanks.Less`` with the LogarithmicScaleDown and
   PodDeletionCost gates on, as they are upstream by default).
 """
@@ -22,17 +24,28 @@ from kubelite.clock import parse_time
 from kubelite.memo import memoize
 
 __all__ = [
+    "POD_NODE_INDEX",
     "POD_DELETION_COST_ANNOTATION",
     "deletion_cost",
     "is_pod_active",
     "is_pod_available",
     "is_pod_ready",
     "max_container_restarts",
+    "pod_node_index",
     "parse_timestamp",
     "pod_ready_time",
     "pods_to_delete",
     "sort_pods_for_deletion",
 ]
+
+#: the pod informer's index of pods by ``spec.nodeName`` (upstream's ``nodeNameKeyIndex``)
+POD_NODE_INDEX = "spec.nodeName"
+
+
+def pod_node_index(pod: Any) -> list[str]:
+    spec = pod.spec
+    return [spec.node_name] if spec is not None and spec.node_name else []
+
 
 POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 

@@ -11,24 +11,39 @@ Contract:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kubelite.api.resources import ResourceInfo
-from kubelite.kubectl import rows_core, rows_other, rows_workloads
 from kubelite.kubectl.timefmt import since
 
 __all__ = ["TABLE_MEDIA_TYPE", "Tabulator", "wants_table"]
 
 TABLE_MEDIA_TYPE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 
-_ROWS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Any]] = {**rows_core.ROWS, **rows_workloads.ROWS,
-                                                                  **rows_other.ROWS}
+@functools.cache
+def _rows() -> dict[str, tuple[tuple[str, ...], tuple[str, ...], Any]]:
+    """kubectl's printers' rows by plural, imported with the first Table asked for (issue #17: a served cluster
+    whose clients never ask for one, as kopf's, does not load them)."""
+    from kubelite.kubectl import rows_core, rows_other, rows_workloads
+
+    return {**rows_core.ROWS, **rows_workloads.ROWS, **rows_other.ROWS}
+
+
+@functools.cache
+def _row_groups() -> dict[str, str]:
+    """The API group each printed plural belongs to (a plural of another group gets the default table)."""
+    from kubelite.kubectl import rows_other
+
+    return {**_ROW_GROUPS, **rows_other.GROUPS}
+
+
 _ROW_GROUPS = {"pods": "", "nodes": "", "namespaces": "", "services": "", "events": "", "configmaps": "",
                "secrets": "", "persistentvolumeclaims": "", "persistentvolumes": "", "endpointslices": "discovery.k8s.io",
                "deployments": "apps", "replicasets": "apps", "statefulsets": "apps", "daemonsets": "apps",
                "jobs": "batch", "cronjobs": "batch", "horizontalpodautoscalers": "autoscaling",
-               "poddisruptionbudgets": "policy", **rows_other.GROUPS}
+               "poddisruptionbudgets": "policy"}
 
 
 def wants_table(accept: str) -> bool:
@@ -126,7 +141,7 @@ class Tabulator:
             "table", info.group, info.plural, info.version, include_object,
             None if printer_columns is None else repr([sorted(c.items()) for c in printer_columns]),
         )
-        printer = _ROWS.get(info.plural) if _ROW_GROUPS.get(info.plural) == info.group else None
+        printer = _rows().get(info.plural) if _row_groups().get(info.plural) == info.group else None
         self._row: Callable[[Mapping[str, Any]], list[Any]]
         if printer is not None:
             columns, wide, fn = printer
@@ -140,6 +155,8 @@ class Tabulator:
             if info.plural == "events":
                 # wide events replace the columns (printers.go's eventColumnDefinitions: Subobject, Source,
                 # First Seen, Count and Name are priority 1 between and after the default ones)
+                from kubelite.kubectl import rows_core
+
                 every: tuple[str, ...] = rows_core.EVENT_WIDE_COLUMNS
                 self.columns = [col(c, 0 if c in columns else 1) for c in every]
             else:

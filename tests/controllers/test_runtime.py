@@ -431,6 +431,21 @@ async def test_pod_events_reach_only_the_controllers_upstream_registers_pod_hand
     from kubelite.api.types import Lease, Pod
 
     async with Cluster(seed=1, scheduler=False, network=False) as c:
+        # the controllers that load with their kind's first object (kcm.LOAD_ON_FIRST): load them
+        for obj in (
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}},
+            {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p", "namespace": "default"},
+             "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "a"}}}},
+            {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+             "metadata": {"name": "h", "namespace": "default"},
+             "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+                      "minReplicas": 1, "maxReplicas": 2}},
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "r", "namespace": "default"},
+             "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "a"}},
+                      "template": {"metadata": {"labels": {"app": "a"}},
+                                   "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}},
+        ):
+            await c.client.create(obj)
         await c.settle()  # the manager's controllers have registered their handlers
         mgr = c.controller_manager
         assert mgr is not None

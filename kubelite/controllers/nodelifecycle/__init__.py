@@ -13,8 +13,6 @@ Events are recorded as ``node-controller`` and ``taint-eviction-controller``, as
 
 from __future__ import annotations
 
-from typing import Any
-
 from kubelite.api.types import Lease, Node, Pod
 from kubelite.controllers.kcm import ControllerContext
 from kubelite.controllers.nodelifecycle.node_lifecycle_controller import (
@@ -24,6 +22,7 @@ from kubelite.controllers.nodelifecycle.node_lifecycle_controller import (
 )
 from kubelite.controllers.nodelifecycle.taint_eviction import TaintEvictionController
 from kubelite.controllers.nodelifecycle.taints import no_execute_taints
+from kubelite.controllers.podutil import pod_node_index
 from kubelite.controllers.predicate import Funcs
 
 __all__ = ["NAME", "POD_NODE_INDEX", "NodeLifecycleConfig", "pod_node_index", "register"]
@@ -32,11 +31,6 @@ NAME = "nodelifecycle"
 #: the keys ``controller_options[NAME]`` may hold (kcm.start_controllers rejects any other, as
 #: kube-controller-manager rejects an unknown flag)
 OPTIONS = frozenset({*NodeLifecycleConfig.__struct_fields__, "workers"})
-
-
-def pod_node_index(pod: Any) -> list[str]:
-    spec = pod.spec
-    return [spec.node_name] if spec is not None and spec.node_name else []
 
 
 def _no_execute_taints_changed(old: Node, new: Node) -> bool:

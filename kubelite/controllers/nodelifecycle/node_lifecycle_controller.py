@@ -48,6 +48,7 @@ from kubelite.controllers.nodelifecycle.taints import (
     UNREACHABLE,
     condition_taints,
 )
+from kubelite.controllers.podutil import POD_NODE_INDEX
 from kubelite.controllers.reconcile import Request, Result
 from kubelite.errors import NotFound
 from kubelite.events import EventRecorder
@@ -55,8 +56,6 @@ from kubelite.informer import Indexer
 
 __all__ = ["NodeLifecycleConfig", "NodeLifecycleController", "POD_NODE_INDEX", "zone_key"]
 
-#: pods informer index: spec.nodeName -> pods (shared with the taint-eviction controller and PodGC).
-POD_NODE_INDEX = "spec.nodeName"
 LEASE_NAMESPACE = "kube-node-lease"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"

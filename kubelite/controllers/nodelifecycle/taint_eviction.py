@@ -25,12 +25,12 @@ from collections.abc import Iterable
 from kubelite.api.types import Node, Pod
 from kubelite.client import Client
 from kubelite.clock import Clock
-from kubelite.controllers.nodelifecycle.node_lifecycle_controller import POD_NODE_INDEX
 from kubelite.controllers.nodelifecycle.taints import (
     get_matching_tolerations,
     min_toleration_seconds,
     no_execute_taints,
 )
+from kubelite.controllers.podutil import POD_NODE_INDEX
 from kubelite.controllers.reconcile import Request, Result
 from kubelite.errors import NotFound
 from kubelite.events import EventRecorder
