@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import base64
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import msgspec
@@ -606,14 +606,6 @@ class Store:
         w.position = max(w.position, start)
         self._register(table, w)
         return w
-
-    def writes_after(self, table: Table, rv: int) -> Sequence[tuple[str, StoredObject]] | None:
-        """The table's writes after revision ``rv``, oldest first, as ``(type, object)`` (a DELETED one's
-        object is its final version); None when the history window no longer reaches back to ``rv`` (the
-        caller reads the table whole instead). For readers that keep a view up to date by its changes."""
-        if rv < max(self.compacted, table.dropped_rv):
-            return None
-        return [(ev.type, ev.cur) for ev in self._history_after(table, rv)]
 
     @staticmethod
     def _history_after(table: Table, rv: int) -> Iterable[_Event]:

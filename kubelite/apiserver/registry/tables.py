@@ -8,7 +8,6 @@ reads admission plugins use (the ``ObjectReader`` protocol). Callers must not mu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from kubelite.api.fields import object_fields
@@ -90,24 +89,6 @@ class ResourceTables:
             self._object_cache.clear()
         self._object_cache[key] = (obj, decoded)
         return decoded
-
-    def stored(self, group: str, plural: str, namespace: str) -> tuple[int, list[StoredObject]]:
-        """The table's last write and the namespace's stored objects, undecoded (a reader that keeps its own
-        per-object view decodes only the versions it has not seen)."""
-        table = self._tables.get((group, plural))
-        if table is None:
-            return -1, []
-        return table.last_write, self.store.list(table, namespace=namespace).items
-
-    def writes_after(self, group: str, plural: str, rv: int) -> tuple[int, Sequence[tuple[str, StoredObject]] | None]:
-        """The table's last write and its writes after revision ``rv`` (:meth:`Store.writes_after`; None when
-        the store's history no longer reaches ``rv``)."""
-        table = self._tables.get((group, plural))
-        if table is None:
-            return -1, []
-        if table.last_write <= rv:
-            return table.last_write, []
-        return table.last_write, self.store.writes_after(table, rv)
 
     def read_all(self, group: str, plural: str, namespace: str | None = None) -> list[dict[str, Any]]:
         """Every object of a resource, decoded; cached until the table is next written (admission plugins
