@@ -22,6 +22,7 @@ from kubelite.api import jsonsafe
 from kubelite.api.quantity_fields import QuantityError, canonicalize_quantities
 from kubelite.api.resources import ResourceInfo, SubresourceInfo
 from kubelite.api.schema import Schema, builtin_schemas
+from kubelite.apiserver.auth.decisions import Decisions
 from kubelite.apiserver.auth.rbac import Attributes, RBACAuthorizer, forbidden
 from kubelite.apiserver.auth.request_info import request_attributes
 from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo
@@ -38,18 +39,25 @@ _encode = jsonsafe.encode  # lone surrogates become U+FFFD, as upstream's JSON d
 
 
 class Authorizer:
+    """RBAC's decision for a request, remembered per attributes until the next RBAC write
+    (``auth/decisions.py``: a hit is exactly what the full check decides)."""
+
     def __init__(self, rbac: RBACAuthorizer) -> None:
         self.rbac = rbac
+        self.decisions = Decisions(rbac)
 
     def authorize(
         self, user: UserInfo, verb: str, info: ResourceInfo, subresource: str, namespace: str, name: str,
     ) -> None:
         if SYSTEM_PRIVILEGED_GROUP in user.groups:
             return
-        attrs = request_attributes(user, verb, info, subresource, namespace, name)
-        allowed, reason = self.rbac.authorize(attrs)
-        if not allowed:
-            raise forbidden(attrs, reason)
+        key = (user.name, user.groups, verb, info.group, info.plural, info.namespaced, subresource, namespace, name)
+        decision = self.decisions.get(key)
+        if decision is None:
+            decision = self.rbac.authorize(request_attributes(user, verb, info, subresource, namespace, name))
+            self.decisions.put(key, decision)
+        if not decision[0]:
+            raise forbidden(request_attributes(user, verb, info, subresource, namespace, name), decision[1])
 
     def authorize_implied(
         self, user: UserInfo, verb: str, info: ResourceInfo, subresource: str, namespace: str, name: str,
@@ -58,14 +66,18 @@ class Authorizer:
         upstream's ``withAuthorization``, whose denial is ``errors.NewForbidden(resource, name, reason)``."""
         if SYSTEM_PRIVILEGED_GROUP in user.groups:
             return
-        attrs = Attributes(
-            user=user, verb=verb, namespace=namespace if info.namespaced else "", api_group=info.group,
-            resource=info.plural, subresource=subresource, name=name,
-        )
-        allowed, reason = self.rbac.authorize(attrs)
-        if not allowed:
-            raise Forbidden.make(f"{info.group_resource} {msgspec.json.encode(name).decode()} is forbidden: {reason}",
-                                 name=name, group=info.group, kind=info.plural)
+        ns = namespace if info.namespaced else ""
+        key = ("implied", user.name, user.groups, verb, info.group, info.plural, subresource, ns, name)
+        decision = self.decisions.get(key)
+        if decision is None:
+            decision = self.rbac.authorize(Attributes(
+                user=user, verb=verb, namespace=ns, api_group=info.group, resource=info.plural,
+                subresource=subresource, name=name,
+            ))
+            self.decisions.put(key, decision)
+        if not decision[0]:
+            raise Forbidden.make(f"{info.group_resource} {msgspec.json.encode(name).decode()} is forbidden: "
+                                 f"{decision[1]}", name=name, group=info.group, kind=info.plural)
 
 
 # built-in kinds with fields of any shape (JSONSchemaProps' default/example, ControllerRevision.data)

@@ -299,6 +299,8 @@ class RBACAuthorizer:
         # caches, dropped on every mutation
         self._effective: dict[str, tuple[_Rule, ...]] = {}
         self._rulesets: dict[tuple[str, tuple[str, ...], str], _RuleSet] = {}
+        #: moves on every mutation of the view: what decisions cached outside it are valid for
+        self.generation = 0
 
     # --- keeping the view current -------------------------------------------------------------------
 
@@ -339,6 +341,7 @@ class RBACAuthorizer:
         self._invalidate()
 
     def _invalidate(self) -> None:
+        self.generation += 1
         self._effective.clear()
         self._rulesets.clear()
 
