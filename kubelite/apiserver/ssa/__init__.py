@@ -48,7 +48,7 @@ from typing import Any
 
 from kubelite.api.schema import Schema
 from kubelite.apiserver.ssa.apply import TypedError
-from kubelite.apiserver.ssa.compare import all_fields, to_field_set
+from kubelite.apiserver.ssa.compare import all_fields, created_fields, to_field_set
 from kubelite.apiserver.ssa.fieldpath import FieldSet, difference, recursive_difference, to_fields_v1, union
 from kubelite.apiserver.ssa.managed_fields import (
     ApplyConflicts,
@@ -132,6 +132,14 @@ def _set_managed_fields(obj: dict[str, Any], entries: list[dict[str, Any]]) -> d
     return obj
 
 
+def _created(out: dict[str, Any], key: ManagerKey, api_version: str, now: str, fields: FieldSet) -> dict[str, Any]:
+    """A create's managedFields: the creator's one entry (none for an empty set, as ``strip_meta`` drops it)."""
+    if not fields:
+        return _set_managed_fields(out, [])
+    return _set_managed_fields(out, encode_managed_fields(
+        {key: VersionedSet(fields, api_version, False)}, {key: now}, in_wire_order=key))
+
+
 def _managed_fields_of(obj: Mapping[str, Any] | None) -> Any:
     if obj is None:
         return None
@@ -201,7 +209,11 @@ class FieldManager:
         key = ManagerKey(manager or "unknown", "Update", api_version, subresource)
         try:
             if not managers and not live_obj:
-                # A plain create (the hot path): the creator owns everything, built in wire order.
+                # A plain create (the hot path): the creator owns everything it set but the reset fields and
+                # stripmeta's, built in wire order in one walk (compare.created_fields).
+                created = created_fields(out, schema, ignored_fields)
+                if created is not None:
+                    return _created(out, key, api_version, now, created)
                 fields = all_fields(out, schema)
                 if ignored_fields:
                     fields = recursive_difference(fields, ignored_fields)

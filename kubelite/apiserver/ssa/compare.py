@@ -9,7 +9,9 @@ every write, so:
   so its cost follows the size of the change, not of the object;
 - :func:`all_fields` (everything a create sets) builds its trie already in upstream's
   serialisation order, so a create never re-sorts it, and does not walk again a top-level value
-  an earlier object of the kind had (a pod spec stamped out of a ReplicaSet's template).
+  an earlier object of the kind had (a pod spec stamped out of a ReplicaSet's template);
+  :func:`created_fields` is the creator's set in that same walk: the reset fields and stripmeta's
+  paths are left out as it goes, not taken away from the whole set afterwards.
 
 Contract:
 - Inputs are never mutated. :func:`compare`'s and :func:`to_field_set`'s tries are freshly built.
@@ -31,11 +33,17 @@ import msgspec
 from kubelite.api.schema import Schema
 from kubelite.apiserver.ssa.apply import TypedError
 from kubelite.apiserver.ssa.compiled import Node, compile_node, field_order, index_items, item_pe
-from kubelite.apiserver.ssa.fieldpath import FieldSet, PathElement, is_member, pe_sort_key
+from kubelite.apiserver.ssa.fieldpath import (
+    FieldSet,
+    PathElement,
+    is_member,
+    pe_sort_key,
+    recursive_difference,
+)
 from kubelite.apiserver.ssa.fieldpath import node as trie_node
 from kubelite.memo import ENCODED_KEYS
 
-__all__ = ["all_fields", "compare", "to_field_set"]
+__all__ = ["all_fields", "compare", "created_fields", "to_field_set"]
 
 _ABSENT: Any = object()  # a missing field or list item, as opposed to an explicit null
 _MEMO_SIZE = 32  # remembered values per schema node
@@ -70,6 +78,67 @@ def all_fields(obj: Mapping[str, Any], schema: Schema | None) -> FieldSet:
         else:
             out[fk] = {}
     return out
+
+
+# stripmeta.go's paths (``managed_fields._STRIP``): the top-level leaves and metadata's own leaves nobody owns
+_STRIPPED_TOP = frozenset({"apiVersion", "kind"})
+_STRIPPED_META = frozenset({"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
+                            "managedFields", "resourceVersion"})
+
+
+def created_fields(obj: Mapping[str, Any], schema: Schema | None, ignored: FieldSet | None) -> FieldSet | None:
+    """The set a create's manager owns: ``all_fields(obj)`` less ``ignored`` (the strategy's reset fields,
+    ``RecursiveDifference``) less stripmeta.go's paths (``Difference``), built in one walk that never
+    builds what it would then remove (a pod's ``status`` is walked only for the errors it may raise, the
+    metadata's name and uid not at all), so nothing is built to be taken away again. Exactly that composition's result (``tests/apiserver/ssa/
+    test_created_fields.py``), in wire order; None when a stripped field holds a granular value (a
+    malformed body: stripmeta keeps what is below a stripped member), for the caller to compose."""
+    node = compile_node(schema)
+    out: FieldSet = {}
+    order = node.orders.get(tuple(obj))
+    if order is None:
+        order = field_order(node, tuple(obj))
+    nested: FieldSet | None = None  # reset fields below the top level, taken away at the end
+    path: list[str] = []
+    for k, fk, cn in order:
+        cv = obj[k]
+        ct = type(cv)
+        if k in _STRIPPED_TOP:
+            if (ct is dict or ct is list) and cv:
+                return None
+            continue
+        if ignored:
+            ig = ignored.get(fk)
+            if ig is not None:
+                if is_member(ig):  # (RecursiveDifference: a member takes everything below it)
+                    if (ct is dict or ct is list) and cv:
+                        _all_paths(cv, cn, path)  # walked for its TypedError only: a bad list fails the whole set
+                    continue
+                nested = nested or {}
+                nested[fk] = ig
+        if k == "metadata":
+            if ct is not dict or cn.atomic_map:
+                if (ct is dict or ct is list) and cv:
+                    return None
+                continue  # (a leaf: stripped)
+            kept = {}
+            for mk, mv in cv.items():
+                if mk in _STRIPPED_META:
+                    if (type(mv) is dict or type(mv) is list) and mv:
+                        return None
+                else:
+                    kept[mk] = mv
+            if kept:  # (metadata itself is stripped: its node is a prefix, not a member)
+                sub: FieldSet = {}
+                _fill(kept, cn, path, sub)
+                out[fk] = sub
+        elif ct is dict and cv and not cn.atomic_map:
+            out[fk] = _memo_fill(cv, cn, path)
+        elif ct is list and cv and cn.list_type is not None:
+            out[fk] = _list_paths(cv, cn, path)
+        else:
+            out[fk] = {}
+    return recursive_difference(out, nested) if nested else out
 
 
 def _memo_fill(v: dict[str, Any], node: Node, path: list[str]) -> FieldSet:

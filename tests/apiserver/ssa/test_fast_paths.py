@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 from kubelite.api.schema import Schema, builtin_schemas
 from kubelite.apiserver.ssa import FieldManager
 from kubelite.apiserver.ssa.apply import TypedError
-from kubelite.apiserver.ssa.compare import all_fields, compare, to_field_set
+from kubelite.apiserver.ssa.compare import all_fields, compare, created_fields, to_field_set
 from kubelite.apiserver.ssa.fieldpath import difference, intersection, recursive_difference, union
+from kubelite.apiserver.ssa.managed_fields import meta_stripped
 from kubelite.errors import ApiError
 
 _encode = msgspec.json.encode
@@ -224,6 +225,53 @@ def test_field_set_walks_match_the_reference(data: st.DataObject) -> None:
                              (functools.partial(to_field_set, strict=True),
                               functools.partial(_reference.to_field_set, strict=True), (rhs, schema))]:
         _same(_outcome(fn, *args), _outcome(ref_fn, *args))
+
+
+def _created_composed(obj: dict[str, Any], schema: Schema, ignored: dict[str, Any] | None) -> Any:
+    """What a create's manager owned before ``created_fields``: the whole set, less the reset fields
+    (RecursiveDifference), less stripmeta's paths (Difference)."""
+    fields = all_fields(obj, schema)
+    return meta_stripped(recursive_difference(fields, ignored) if ignored else fields)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_created_fields_is_the_composition_it_replaces(data: st.DataObject) -> None:
+    """A create's set in one walk equals the whole set less the reset fields less stripmeta's paths, in
+    value and in wire order, for every kind, reset-field set and mutation (None only when stripmeta would
+    keep something below a stripped field, which the composition then handles)."""
+    _, schema, make = data.draw(st.sampled_from(KINDS))
+    obj = _mutate(data, make())
+    ignored = data.draw(st.sampled_from([None, MAIN_RESET, STATUS_RESET]))
+    before = copy.deepcopy(obj)
+    got = _outcome(created_fields, obj, schema, ignored)
+    assert obj == before  # input untouched
+    want = _outcome(_created_composed, obj, schema, ignored)
+    if got is None:
+        stripped = [v for k, v in {**obj, **obj["metadata"]}.items()
+                    if k in ("apiVersion", "kind", "name", "namespace", "uid", "generation", "creationTimestamp")]
+        assert any(type(v) in (dict, list) and v for v in [*stripped, obj["metadata"]]), obj
+        return
+    _same(got, want)
+
+
+@pytest.mark.parametrize(("obj", "ignored", "want"), [
+    ({"apiVersion": "v1", "kind": "Thing", "metadata": {}}, None, {}),
+    ({"apiVersion": "v1", "kind": "Thing", "metadata": {"name": "t", "uid": "u"}}, None, {}),
+    ({"apiVersion": "v1", "kind": "Thing", "metadata": {"name": "t", "labels": {"a": "1"}}}, None,
+     {"f:metadata": {"f:labels": {".": {}, "f:a": {}}}}),
+    ({"apiVersion": "v1", "kind": "Thing", "metadata": {"labels": {"a": "1"}}, "spec": {"set": [1]}},
+     {"f:spec": {}, "f:metadata": {"f:labels": {}, "f:annotations": {}}}, {}),
+    ({"apiVersion": "v1", "kind": "Thing", "metadata": {"name": "t"}, "status": {"x": 1}}, MAIN_RESET, {}),
+    ({"apiVersion": "v1", "kind": "Thing", "metadata": {"name": {"a": 1}}}, None, None),
+    ({"apiVersion": ["v1"], "kind": "Thing", "metadata": {}}, None, None),
+], ids=["empty-metadata", "only-stripped-metadata", "labels", "nested-reset-empties-all", "status-reset",
+        "granular-stripped-name", "granular-apiversion"])
+def test_created_fields_table(obj: dict[str, Any], ignored: dict[str, Any] | None, want: Any) -> None:
+    got = created_fields(obj, THING, ignored)
+    assert got == want
+    if want is not None:
+        _same(got, _created_composed(obj, THING, ignored))
 
 
 _PES = ["f:a", "f:b", "f:c", 'k:{"name":"x"}', "v:1", "i:0"]
