@@ -42,6 +42,7 @@ from typing import Any
 import msgspec
 
 from kubelite.cluster import Cluster
+from kubelite.kubelet.pool import node_client
 
 API_ONLY: dict[str, Any] = {"scheduler": False, "controllers": False, "network": False}
 _IMAGES = ["nginx", "redis", "postgres", "busybox", "envoyproxy/envoy", "ghcr.io/acme/api", "quay.io/prom/node-exporter"]
@@ -251,13 +252,17 @@ class Heartbeats:
 
     def __init__(self, cluster: Cluster, n: int) -> None:
         self.cluster, self.n = cluster, n
-        self.kubelet = cluster.client.with_field_manager("kubelet")
+        # each node's kubelet as itself: system:node:<name> in system:nodes, field manager "kubelet" (RBAC
+        # authorizes every write, as in a cluster)
+        self.kubelets = [node_client(cluster.client, f"node-{i:05d}") for i in range(n)]
+        self.kubelet = cluster.client.with_field_manager("kubelet")  # (reads)
         self.leases: list[Any] = []
         self.tick = 0
 
     async def setup(self) -> None:
-        c, kubelet = self.cluster.client, self.kubelet
+        c = self.cluster.client
         for i in range(self.n):
+            kubelet = self.kubelets[i]
             await kubelet.create(node(i))  # the kubelet registers its node and creates its lease
             await kubelet.create(lease(i))
             p = pod(100_000 + i)
@@ -273,7 +278,7 @@ class Heartbeats:
         return f"2025-01-01T{t // 3600 % 24:02d}:{t // 60 % 60:02d}:{t % 60:02d}"
 
     async def write(self, kind: str, i: int) -> None:
-        t, kubelet = self._time(), self.kubelet
+        t, kubelet = self._time(), self.kubelets[i]
         if kind == "lease renewal":
             obj = self.leases[i]
             obj["spec"]["renewTime"] = t + ".000000Z"
@@ -281,24 +286,25 @@ class Heartbeats:
             owned = getattr(kubelet, "replace_owned", None)
             self.leases[i] = await (owned(obj) if owned is not None else kubelet.replace(obj))
         elif kind == "node status patch":
-            await self._status_patch("nodes", f"node-{i:05d}", {"status": {"conditions": [
+            await self._status_patch(kubelet, "nodes", f"node-{i:05d}", {"status": {"conditions": [
                 {"type": "Ready", "status": "True", "reason": "KubeletReady", "lastHeartbeatTime": t + "Z",
                  "lastTransitionTime": "2025-01-01T00:00:00Z"}]}}, patch_type="strategic")
         else:
             ip = f"10.0.{i // 250 % 256}.{i % 250 + 1}"
-            await self._status_patch("pods", f"pod-{100_000 + i:06d}", {"status": {
+            await self._status_patch(kubelet, "pods", f"pod-{100_000 + i:06d}", {"status": {
                 "phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}],
                 "conditions": [{"type": "Ready", "status": "True" if self.tick % 2 else "False",
                                 "lastTransitionTime": t + "Z"}]}}, patch_type="merge", namespace="default")
 
-    async def _status_patch(self, plural: str, name: str, body: dict[str, Any], **kw: Any) -> None:
+    @staticmethod
+    async def _status_patch(kubelet: Any, plural: str, name: str, body: dict[str, Any], **kw: Any) -> None:
         """As the kubelet sends it: without decoding the answer (``Client.patch_status_unread``) where the
         tree has that, else a ``patch_status`` whose answer is dropped."""
-        unread = getattr(self.kubelet, "patch_status_unread", None)
+        unread = getattr(kubelet, "patch_status_unread", None)
         if unread is not None:
             await unread(plural, name, body, **kw)
         else:
-            await self.kubelet.patch_status(plural, name, body, **kw)
+            await kubelet.patch_status(plural, name, body, **kw)
 
     async def timed(self, kind: str) -> float:
         return await timed(self.n, lambda i: self.write(kind, i))

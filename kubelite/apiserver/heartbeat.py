@@ -134,10 +134,8 @@ def retimed(
             own = e
     if own is None or not own.get("time") or len(keys) != len(entries) or updaters > max_update_managers:
         return None
-    lhs = {k: v for k, v in old.items() if k != "metadata"}
-    rhs = {k: v for k, v in new.items() if k != "metadata"}
     try:
-        added, modified, removed = changes(lhs, rhs, schema, ignored_fields)
+        added, modified, removed = changes(old, new, schema, ignored_fields, skip="metadata")
     except TypedError:
         return None
     if removed:

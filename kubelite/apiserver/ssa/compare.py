@@ -233,18 +233,20 @@ def _list_paths(v: list[Any], node: Node, path: list[str]) -> FieldSet:
     return out
 
 
-def compare(lhs: Mapping[str, Any], rhs: Mapping[str, Any], schema: Schema | None) -> tuple[FieldSet, FieldSet, FieldSet]:
+def compare(lhs: Mapping[str, Any], rhs: Mapping[str, Any], schema: Schema | None, *, skip: str | None = None,
+            ) -> tuple[FieldSet, FieldSet, FieldSet]:
     """``TypedValue.Compare``: the (added, modified, removed) fields from ``lhs`` to ``rhs``.
 
     Unlike ``to_field_set``, every granular map or list that appears or disappears is itself a
-    member of ``added``/``removed``, as upstream's compare walker records it.
+    member of ``added``/``removed``, as upstream's compare walker records it. ``skip``: a top-level
+    field both sides are compared without (as if neither had it; the heartbeat path's ``metadata``).
     """
     a: FieldSet = {}
     m: FieldSet = {}
     r: FieldSet = {}
     # No ``lhs == rhs`` shortcut: the walk compares each top-level value anyway, and the shortcut
     # would run that comparison a second time over the (large) equal parts.
-    _cmp_map(lhs, rhs, compile_node(schema), a, m, r, [])
+    _cmp_map(lhs, rhs, compile_node(schema), a, m, r, [], skip)
     return a, m, r
 
 
@@ -295,16 +297,17 @@ def _cmp(pe: str, lv: Any, rv: Any, node: Node, a: FieldSet, m: FieldSet, r: Fie
 
 def _cmp_map(
     lm: Mapping[str, Any], rm: Mapping[str, Any], node: Node, a: FieldSet, m: FieldSet, r: FieldSet, path: list[str],
+    skip: str | None = None,
 ) -> None:
     fields = node.fields
     elem = node.elem
     for k, lv in lm.items():
         rv = rm.get(k, _ABSENT)
-        if rv is lv or rv == lv:  # equal subtrees compare in C; only differences are walked
+        if rv is lv or k == skip or rv == lv:  # equal subtrees compare in C; only differences are walked
             continue
         _cmp("f:" + k, lv, rv, fields.get(k) or elem, a, m, r, path)
     for k, rv in rm.items():
-        if k not in lm:
+        if k not in lm and k != skip:
             a["f:" + k] = _all_paths(rv, fields.get(k) or elem, path)
 
 

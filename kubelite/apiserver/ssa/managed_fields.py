@@ -107,10 +107,12 @@ class ApplyConflicts(Exception):
 
 
 def changes(
-    live: Mapping[str, Any], new: Mapping[str, Any], schema: Schema | None, ignored: FieldSet | None,
+    live: Mapping[str, Any], new: Mapping[str, Any], schema: Schema | None, ignored: FieldSet | None, *,
+    skip: str | None = None,
 ) -> Diff:
-    """The (added, modified, removed) comparison of ``live`` to ``new``, less the ``ignored`` fields."""
-    added, modified, removed = compare(live, new, schema)
+    """The (added, modified, removed) comparison of ``live`` to ``new``, less the ``ignored`` fields
+    (``skip``: a top-level field left out of the comparison, see ``compare``)."""
+    added, modified, removed = compare(live, new, schema, skip=skip)
     if ignored:
         added = recursive_difference(added, ignored)
         modified = recursive_difference(modified, ignored)
