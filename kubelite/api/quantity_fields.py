@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from kubelite.api.quantity import parse_quantity
 from kubelite.api.schema import Schema
+from kubelite.memo import memoize
 
 __all__ = ["QuantityError", "canonicalize_quantities", "quantity_paths"]
 
@@ -84,10 +85,27 @@ def quantity_paths(schema: Schema) -> dict[str, Any] | None:
     return _compile(schema, set(), 0)
 
 
+_QUANTITY_TYPES: Final = (str, int, float)
+
+
 def _canonical(v: Any) -> str:
-    if isinstance(v, bool) or not isinstance(v, str | int | float):
+    if type(v) is str:
+        return _canonical_str(v)
+    if isinstance(v, bool) or not isinstance(v, _QUANTITY_TYPES):
         raise QuantityError("quantities must match the regular expression "
                             "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+    return _canonical_of(v)
+
+
+# bound: distinct quantity strings sent: a cluster's quantities are a small vocabulary ("100m", "512Mi") even
+# when every spec is its own, so a string's canonical form is looked up, not parsed and printed again (a
+# string that does not parse raises every time: nothing is remembered for it)
+@memoize("api.quantity_fields.canonical", maxsize=4096)
+def _canonical_str(v: str) -> str:
+    return _canonical_of(v)
+
+
+def _canonical_of(v: str | int | float) -> str:
     try:
         return str(parse_quantity(v))
     except (ValueError, TypeError, OverflowError) as e:

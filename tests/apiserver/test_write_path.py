@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from kubelite import memo
 from kubelite.cluster import Cluster
 from kubelite.errors import BadRequest, NotFound
 
@@ -140,6 +141,24 @@ async def test_patches_and_status_canonicalise(cluster: Cluster) -> None:
     node["status"] = {"capacity": {"cpu": "4000m", "memory": "1048576Ki"}}
     out = await c.replace_status(node)
     assert out["status"]["capacity"] == {"cpu": "4", "memory": "1Gi"}
+
+
+async def test_canonical_quantities_are_remembered_per_string_and_rejections_are_not(cluster: Cluster) -> None:
+    """A quantity string's canonical form is looked up after its first parse (quantity_fields' per-string
+    memo): every pod sending it is stored as upstream stores it, and a string that does not parse is a 400
+    each time it is sent (nothing is remembered for it)."""
+    c = cluster.client
+    stats = {s.name: s for s in memo.statistics()}["api.quantity_fields.canonical"]
+    for i in range(3):
+        # (each spec its own, so the per-template memo never serves one: every create canonicalises)
+        out = await c.create(pod(f"p{i}", {"requests": {"cpu": "1500m", "memory": "2048Mi"}}, nodeSelector={"i": str(i)}),
+                             namespace="default")
+        assert out["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "1500m", "memory": "2Gi"}
+        with pytest.raises(BadRequest, match="quantities must match the regular expression"):
+            await c.create(pod(f"bad{i}", {"requests": {"cpu": "1.5 cores"}}), namespace="default")
+    after = {s.name: s for s in memo.statistics()}["api.quantity_fields.canonical"]
+    assert after.hits - stats.hits >= 4  # (at least) the second and third pods' two strings
+    assert [p["metadata"]["name"] for p in await c.list("pods", namespace="default")] == ["p0", "p1", "p2"]
 
 
 BAD = [

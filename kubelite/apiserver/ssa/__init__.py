@@ -62,6 +62,7 @@ from kubelite.apiserver.ssa.managed_fields import (
     changes,
     conflict_error,
     decode_managed_fields,
+    encode_created,
     encode_managed_fields,
     encode_retimed,
     meta_stripped,
@@ -136,8 +137,7 @@ def _created(out: dict[str, Any], key: ManagerKey, api_version: str, now: str, f
     """A create's managedFields: the creator's one entry (none for an empty set, as ``strip_meta`` drops it)."""
     if not fields:
         return _set_managed_fields(out, [])
-    return _set_managed_fields(out, encode_managed_fields(
-        {key: VersionedSet(fields, api_version, False)}, {key: now}, in_wire_order=key))
+    return _set_managed_fields(out, encode_created(key, VersionedSet(fields, api_version, False), now))
 
 
 def _managed_fields_of(obj: Mapping[str, Any] | None) -> Any:

@@ -50,6 +50,7 @@ __all__ = [
     "changes",
     "conflict_error",
     "decode_managed_fields",
+    "encode_created",
     "encode_managed_fields",
     "encode_retimed",
     "meta_stripped",
@@ -318,6 +319,12 @@ def encode_managed_fields(
             fields = to_fields_v1(vs.fields) if w is None else rewire(vs.fields, w)
         out.append(_entry(key, vs, times.get(key), fields))
     return out
+
+
+def encode_created(key: ManagerKey, vs: VersionedSet, time: str) -> list[dict[str, Any]]:
+    """:func:`encode_managed_fields` of a create's one manager, whose set is freshly built in wire order
+    (``compare.created_fields``): its one entry, with no order to compute."""
+    return [_entry(key, vs, time, vs.fields)]
 
 
 def encode_retimed(
