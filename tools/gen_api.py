@@ -42,8 +42,10 @@ ROOTS: tuple[str, ...] = (
     *(_CORE + k for k in (
         "Namespace", "Pod", "Node", "Service", "ConfigMap", "Secret", "ServiceAccount", "Event",
         "PersistentVolume", "PersistentVolumeClaim", "Binding", "Endpoints",
-        "ReplicationController", "LimitRange", "ResourceQuota",
+        "ReplicationController", "LimitRange", "ResourceQuota", "ComponentStatus",
     )),
+    # events.k8s.io/v1: the core/v1 Events under upstream's field mapping (pkg/apis/events/v1/conversion.go)
+    "io.k8s.api.events.v1.Event",
     *("io.k8s.api.networking.v1." + k for k in ("Ingress", "IngressClass", "NetworkPolicy")),
     *("io.k8s.api.flowcontrol.v1." + k for k in ("FlowSchema", "PriorityLevelConfiguration")),
     "io.k8s.api.certificates.v1.CertificateSigningRequest",
@@ -71,7 +73,7 @@ ROOTS: tuple[str, ...] = (
                                              "ResourceSlice")),
     _AGGREGATOR + "APIService",
     # create-only reviews (authentication.k8s.io, authorization.k8s.io): answered, never stored
-    *("io.k8s.api.authentication.v1." + k for k in ("TokenReview", "SelfSubjectReview")),
+    *("io.k8s.api.authentication.v1." + k for k in ("TokenReview", "SelfSubjectReview", "TokenRequest")),
     *("io.k8s.api.authorization.v1." + k for k in (
         "SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview",
     )),
@@ -112,13 +114,13 @@ _MODULE_PREFIXES: tuple[tuple[str, str], ...] = (
 )
 # Kinds of a served non-storage version: their name is the storage version's, which the package re-exports
 # (the older version's Struct is reached through its module: ``kubelite.api.types.autoscaling_v1``).
-_NOT_REEXPORTED = frozenset({"io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler"})
+_NOT_REEXPORTED = frozenset({"io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler", "io.k8s.api.events.v1.Event"})
 _API_NAME = re.compile(r"io\.k8s\.api\.([a-z0-9]+)\.(v[a-z0-9]+)\.[A-Za-z0-9]+")
 # A field must not shadow a module name that annotations refer to (msgspec resolves string
 # annotations with the class namespace in scope).
 _API_NAME_MODULE = re.compile(r"(core|apps|batch|meta|apiextensions|scheduling|policy|storage|rbac|"
                               r"discovery|coordination|autoscaling|networking|flowcontrol|certificates|resource|apiregistration|"
-                              r"admissionregistration)_v[0-9][a-z0-9]*")
+                              r"admissionregistration|events)_v[0-9][a-z0-9]*")
 
 _DROP_KEYS = frozenset({"description", "oneOf"})
 _SCALAR_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}

@@ -214,8 +214,9 @@ def served_kinds(messages: dict[str, Any]) -> dict[tuple[str, str], str]:
             kinds[(api_version, info.kind)] = f"{package(info.group, version)}.{info.kind}"
             if f"{package(info.group, version)}.{info.kind}List" in messages:
                 kinds[(api_version, info.kind + "List")] = f"{package(info.group, version)}.{info.kind}List"
-    # subresource kinds: pods/binding, pods/eviction, */scale
+    # subresource kinds: pods/binding, pods/eviction, */scale, serviceaccounts/token
     kinds[("v1", "Binding")] = "core.v1.Binding"
+    kinds[("authentication.k8s.io/v1", "TokenRequest")] = "authentication.v1.TokenRequest"
     kinds[("policy/v1", "Eviction")] = "policy.v1.Eviction"
     kinds[("autoscaling/v1", "Scale")] = "autoscaling.v1.Scale"
     kinds[("v1", "Status")] = "meta.v1.Status"

@@ -218,10 +218,21 @@ MESSAGES: dict[str, tuple[tuple[int, str, str, str], ...]] = {
         (10, 'conditions', 'apps.v1.StatefulSetCondition', 'r'), (11, 'availableReplicas', 'int32', 'z')),
     'apps.v1.StatefulSetUpdateStrategy': ((1, 'type', 'string', ''),
         (2, 'rollingUpdate', 'apps.v1.RollingUpdateStatefulSetStrategy', 'z')),
+    'authentication.v1.AttestationValue': ((1, 'items', 'string', 'r'),),
+    'authentication.v1.BoundObjectReference': ((1, 'kind', 'string', ''), (2, 'apiVersion', 'string', ''),
+        (3, 'name', 'string', ''), (4, 'uid', 'string', '')),
     'authentication.v1.ExtraValue': ((1, 'items', 'string', 'r'),),
     'authentication.v1.SelfSubjectReview': ((1, 'metadata', 'meta.v1.ObjectMeta', ''),
         (2, 'status', 'authentication.v1.SelfSubjectReviewStatus', '')),
     'authentication.v1.SelfSubjectReviewStatus': ((1, 'userInfo', 'authentication.v1.UserInfo', ''),),
+    'authentication.v1.TokenRequest': ((1, 'metadata', 'meta.v1.ObjectMeta', ''),
+        (2, 'spec', 'authentication.v1.TokenRequestSpec', 'z'),
+        (3, 'status', 'authentication.v1.TokenRequestStatus', '')),
+    'authentication.v1.TokenRequestSpec': ((1, 'audiences', 'string', 'r'), (4, 'expirationSeconds', 'int64', 'z'),
+        (3, 'boundObjectRef', 'authentication.v1.BoundObjectReference', 'z'),
+        (5, 'attestations', 'authentication.v1.AttestationValue', 'm')),
+    'authentication.v1.TokenRequestStatus': ((1, 'token', 'string', 'z'),
+        (2, 'expirationTimestamp', 'meta.v1.Time', 'z')),
     'authentication.v1.TokenReview': ((1, 'metadata', 'meta.v1.ObjectMeta', ''),
         (2, 'spec', 'authentication.v1.TokenReviewSpec', 'z'),
         (3, 'status', 'authentication.v1.TokenReviewStatus', '')),
@@ -1287,6 +1298,7 @@ KINDS: dict[tuple[str, str], str] = {
     ('apps/v1', 'StatefulSet'): 'apps.v1.StatefulSet',
     ('apps/v1', 'StatefulSetList'): 'apps.v1.StatefulSetList',
     ('authentication.k8s.io/v1', 'SelfSubjectReview'): 'authentication.v1.SelfSubjectReview',
+    ('authentication.k8s.io/v1', 'TokenRequest'): 'authentication.v1.TokenRequest',
     ('authentication.k8s.io/v1', 'TokenReview'): 'authentication.v1.TokenReview',
     ('authorization.k8s.io/v1', 'LocalSubjectAccessReview'): 'authorization.v1.LocalSubjectAccessReview',
     ('authorization.k8s.io/v1', 'SelfSubjectAccessReview'): 'authorization.v1.SelfSubjectAccessReview',
@@ -1372,4 +1384,4 @@ KINDS: dict[tuple[str, str], str] = {
     ('v1', 'Status'): 'meta.v1.Status',
 }
 
-LISTS: frozenset[str] = frozenset(['authentication.v1.ExtraValue', 'authorization.v1.ExtraValue', 'certificates.v1.ExtraValue'])
+LISTS: frozenset[str] = frozenset(['authentication.v1.AttestationValue', 'authentication.v1.ExtraValue', 'authorization.v1.ExtraValue', 'certificates.v1.ExtraValue'])

@@ -216,7 +216,7 @@ BUILTIN: tuple[ResourceInfo, ...] = (
              sub=_STATUS),
     _builtin("", "v1", "core_v1.ResourceQuota", "resourcequotas", short=("quota",), sub=_STATUS),
     _builtin("", "v1", "core_v1.Secret", "secrets"),
-    _builtin("", "v1", "core_v1.ServiceAccount", "serviceaccounts", short=("sa",)),
+    _builtin("", "v1", "core_v1.ServiceAccount", "serviceaccounts", short=("sa",), sub=("token",)),
     _builtin("", "v1", "core_v1.Service", "services", short=("svc",), categories=_ALL, sub=_STATUS),
     # admissionregistration.k8s.io/v1
     _builtin("admissionregistration.k8s.io", "v1", "admissionregistration_v1.ValidatingAdmissionPolicy", "validatingadmissionpolicies",
@@ -291,6 +291,7 @@ _SUBRESOURCE_KINDS: dict[str, tuple[str, str, str, frozenset[str]]] = {
     "scale": ("autoscaling", "v1", "autoscaling_v1.Scale", GET_PATCH_UPDATE),
     "binding": ("", "v1", "core_v1.Binding", CREATE_ONLY),
     "eviction": ("policy", "v1", "policy_v1.Eviction", CREATE_ONLY),
+    "token": ("authentication.k8s.io", "v1", "authentication_v1.TokenRequest", CREATE_ONLY),
 }
 # Subresources served as the parent kind: name -> verbs.
 _PARENT_KIND_VERBS: dict[str, frozenset[str]] = {

@@ -59,6 +59,7 @@ from kubelite.apiserver.admission.validating_admission_policy import ValidatingA
 from kubelite.apiserver.aggregator import Aggregator
 from kubelite.apiserver.auth.authn import TokenAuthenticator
 from kubelite.apiserver.auth.rbac import RBACAuthorizer
+from kubelite.apiserver.auth.serviceaccount import TokenIssuer
 from kubelite.apiserver.auth.user import LOOPBACK, UserInfo
 from kubelite.apiserver.crds import CustomResources
 from kubelite.apiserver.event_ttl import DEFAULT_EVENT_TTL, EventStrategy, EventTTL
@@ -83,6 +84,7 @@ from kubelite.apiserver.rest.resource import ResourceREST
 from kubelite.apiserver.rest.reviews import RESOURCE_REVIEWS, ReviewREST
 from kubelite.apiserver.rest.scale import ScaleREST
 from kubelite.apiserver.rest.status import StatusREST
+from kubelite.apiserver.rest.token import TokenREST
 from kubelite.apiserver.scope import Scope
 from kubelite.apiserver.ssa import FieldManager
 from kubelite.clock import Clock
@@ -152,6 +154,9 @@ class ApiServer:
         self.registry = registry if registry is not None else Registry()
         self.tables = ResourceTables(self.store, self.registry)
         self.authenticator = TokenAuthenticator()
+        # the service-account token signer and authenticator (TokenRequest's JWTs; its key is made on first use)
+        self.authenticator.issuer = self.token_issuer = TokenIssuer(
+            rng=rng, now=clock.now, read=self.tables.read)
         self.rbac = RBACAuthorizer()
         self.authorizer = Authorizer(self.rbac)
         self.faults = FaultInjector(rng=rng)
@@ -202,6 +207,7 @@ class ApiServer:
             ("", "pods", "binding"): binding,
             ("", "pods", "eviction"): EvictionREST(self.scope),
             ("", "namespaces", "finalize"): FinalizeREST(self.scope),
+            ("", "serviceaccounts", "token"): TokenREST(self.scope, self.token_issuer),
             ("certificates.k8s.io", "certificatesigningrequests", "approval"): ApprovalREST(self.scope),
         }
         reviews = ReviewREST(self.scope, authenticator=self.authenticator, rbac=self.rbac)

@@ -15,14 +15,14 @@ if TYPE_CHECKING:
     from kubelite.api.types.apiextensions_v1 import CustomResourceDefinition
     from kubelite.api.types.apiregistration_v1 import APIService
     from kubelite.api.types.apps_v1 import ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet
-    from kubelite.api.types.authentication_v1 import SelfSubjectReview, TokenReview
+    from kubelite.api.types.authentication_v1 import SelfSubjectReview, TokenRequest, TokenReview
     from kubelite.api.types.authorization_v1 import LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview
     from kubelite.api.types.autoscaling_v1 import Scale
     from kubelite.api.types.autoscaling_v2 import HorizontalPodAutoscaler
     from kubelite.api.types.batch_v1 import CronJob, Job
     from kubelite.api.types.certificates_v1 import CertificateSigningRequest
     from kubelite.api.types.coordination_v1 import Lease
-    from kubelite.api.types.core_v1 import Binding, ConfigMap, Endpoints, Event, LimitRange, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, ReplicationController, ResourceQuota, Secret, Service, ServiceAccount
+    from kubelite.api.types.core_v1 import Binding, ComponentStatus, ConfigMap, Endpoints, Event, LimitRange, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, ReplicationController, ResourceQuota, Secret, Service, ServiceAccount
     from kubelite.api.types.discovery_v1 import EndpointSlice
     from kubelite.api.types.flowcontrol_v1 import FlowSchema, PriorityLevelConfiguration
     from kubelite.api.types.meta_v1 import Condition, DeleteOptions, LabelSelector, ListMeta, ManagedFieldsEntry, ObjectMeta, OwnerReference, Preconditions, Status
@@ -39,6 +39,7 @@ __all__ = [
     "CertificateSigningRequest",
     "ClusterRole",
     "ClusterRoleBinding",
+    "ComponentStatus",
     "Condition",
     "ConfigMap",
     "ControllerRevision",
@@ -97,6 +98,7 @@ __all__ = [
     "Status",
     "StorageClass",
     "SubjectAccessReview",
+    "TokenRequest",
     "TokenReview",
     "ValidatingAdmissionPolicy",
     "ValidatingAdmissionPolicyBinding",
@@ -108,6 +110,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "CertificateSigningRequest": "kubelite.api.types.certificates_v1",
     "ClusterRole": "kubelite.api.types.rbac_v1",
     "ClusterRoleBinding": "kubelite.api.types.rbac_v1",
+    "ComponentStatus": "kubelite.api.types.core_v1",
     "Condition": "kubelite.api.types.meta_v1",
     "ConfigMap": "kubelite.api.types.core_v1",
     "ControllerRevision": "kubelite.api.types.apps_v1",
@@ -163,6 +166,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "Status": "kubelite.api.types.meta_v1",
     "StorageClass": "kubelite.api.types.storage_v1",
     "SubjectAccessReview": "kubelite.api.types.authorization_v1",
+    "TokenRequest": "kubelite.api.types.authentication_v1",
     "TokenReview": "kubelite.api.types.authentication_v1",
     "ValidatingAdmissionPolicy": "kubelite.api.types.admissionregistration_v1",
     "ValidatingAdmissionPolicyBinding": "kubelite.api.types.admissionregistration_v1",

@@ -13,9 +13,19 @@ from kubelite.api.types import meta_v1
 from kubelite.api.types._base import K8sStruct
 
 __all__ = [
-    "SelfSubjectReview", "SelfSubjectReviewStatus", "TokenReview", "TokenReviewSpec",
-    "TokenReviewStatus", "UserInfo"
+    "BoundObjectReference", "SelfSubjectReview", "SelfSubjectReviewStatus", "TokenRequest",
+    "TokenRequestSpec", "TokenRequestStatus", "TokenReview", "TokenReviewSpec", "TokenReviewStatus",
+    "UserInfo"
 ]
+
+
+class BoundObjectReference(K8sStruct, kw_only=True):
+    """BoundObjectReference is a reference to an object that a token is bound to."""
+
+    api_version: str | None = msgspec.field(default=None, name="apiVersion")
+    kind: str | None = None
+    name: str | None = None
+    uid: str | None = None
 
 
 class SelfSubjectReview(K8sStruct, kw_only=True):
@@ -31,6 +41,32 @@ class SelfSubjectReviewStatus(K8sStruct, kw_only=True):
     """SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user."""
 
     user_info: UserInfo | None = msgspec.field(default=None, name="userInfo")
+
+
+class TokenRequest(K8sStruct, kw_only=True):
+    """TokenRequest requests a token for a given service account."""
+
+    api_version: str = msgspec.field(default_factory=partial(str, "authentication.k8s.io/v1"), name="apiVersion")
+    kind: str = msgspec.field(default_factory=partial(str, "TokenRequest"))
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
+    spec: TokenRequestSpec | None = None
+    status: TokenRequestStatus | None = None
+
+
+class TokenRequestSpec(K8sStruct, kw_only=True):
+    """TokenRequestSpec contains client provided parameters of a token request."""
+
+    attestations: dict[str, list[str]] | None = None
+    audiences: list[str] | None = None
+    bound_object_ref: BoundObjectReference | None = msgspec.field(default=None, name="boundObjectRef")
+    expiration_seconds: int | None = msgspec.field(default=None, name="expirationSeconds")
+
+
+class TokenRequestStatus(K8sStruct, kw_only=True):
+    """TokenRequestStatus is the result of a token request."""
+
+    expiration_timestamp: str | None = msgspec.field(default=None, name="expirationTimestamp")
+    token: str | None = None
 
 
 class TokenReview(K8sStruct, kw_only=True):

@@ -17,54 +17,55 @@ __all__ = [
     "AzureDiskVolumeSource", "AzureFilePersistentVolumeSource", "AzureFileVolumeSource", "Binding",
     "CSIPersistentVolumeSource", "CSIVolumeSource", "Capabilities", "CephFSPersistentVolumeSource",
     "CephFSVolumeSource", "CinderPersistentVolumeSource", "CinderVolumeSource", "ClientIPConfig",
-    "ClusterTrustBundleProjection", "ConfigMap", "ConfigMapEnvSource", "ConfigMapKeySelector",
-    "ConfigMapNodeConfigSource", "ConfigMapProjection", "ConfigMapVolumeSource", "Container",
-    "ContainerExtendedResourceRequest", "ContainerImage", "ContainerPort", "ContainerResizePolicy",
-    "ContainerRestartRule", "ContainerRestartRuleOnExitCodes", "ContainerState",
-    "ContainerStateRunning", "ContainerStateTerminated", "ContainerStateWaiting", "ContainerStatus",
-    "ContainerUser", "DaemonEndpoint", "DownwardAPIProjection", "DownwardAPIVolumeFile",
-    "DownwardAPIVolumeSource", "EmptyDirVolumeSource", "EndpointAddress", "EndpointPort",
-    "EndpointSubset", "Endpoints", "EnvFromSource", "EnvVar", "EnvVarSource", "EphemeralContainer",
-    "EphemeralVolumeSource", "Event", "EventSeries", "EventSource", "EvictionResponder",
-    "ExecAction", "FCVolumeSource", "FileKeySelector", "FlexPersistentVolumeSource",
-    "FlexVolumeSource", "FlockerVolumeSource", "GCEPersistentDiskVolumeSource", "GRPCAction",
-    "GitRepoVolumeSource", "GlusterfsPersistentVolumeSource", "GlusterfsVolumeSource",
-    "HTTPGetAction", "HTTPHeader", "HostAlias", "HostIP", "HostPathVolumeSource",
-    "ISCSIPersistentVolumeSource", "ISCSIVolumeSource", "ImageVolumeSource", "ImageVolumeStatus",
-    "KeyToPath", "Lifecycle", "LifecycleHandler", "LimitRange", "LimitRangeItem", "LimitRangeSpec",
-    "LinuxContainerUser", "LoadBalancerIngress", "LoadBalancerStatus", "LocalObjectReference",
-    "LocalVolumeSource", "ModifyVolumeStatus", "NFSVolumeSource", "Namespace", "NamespaceCondition",
-    "NamespaceSpec", "NamespaceStatus", "Node", "NodeAddress", "NodeAffinity",
-    "NodeAllocatableMappedResources", "NodeAllocatableOverheadResources",
-    "NodeAllocatableResourceClaimStatus", "NodeCondition", "NodeConfigSource", "NodeConfigStatus",
-    "NodeDaemonEndpoints", "NodeFeatures", "NodePodPreemptionPolicy", "NodeRuntimeHandler",
-    "NodeRuntimeHandlerFeatures", "NodeSelector", "NodeSelectorRequirement", "NodeSelectorTerm",
-    "NodeSpec", "NodeStatus", "NodeSwapStatus", "NodeSystemInfo", "ObjectFieldSelector",
-    "ObjectReference", "PersistentVolume", "PersistentVolumeClaim",
-    "PersistentVolumeClaimCondition", "PersistentVolumeClaimSpec", "PersistentVolumeClaimStatus",
-    "PersistentVolumeClaimTemplate", "PersistentVolumeClaimVolumeSource", "PersistentVolumeSpec",
-    "PersistentVolumeStatus", "PhotonPersistentDiskVolumeSource", "Pod", "PodAffinity",
-    "PodAffinityTerm", "PodAntiAffinity", "PodCertificateProjection", "PodCondition",
-    "PodDNSConfig", "PodDNSConfigOption", "PodExtendedResourceClaimStatus", "PodIP", "PodOS",
-    "PodReadinessGate", "PodResourceClaim", "PodResourceClaimStatus", "PodSchedulingGate",
-    "PodSchedulingGroup", "PodSecurityContext", "PodSpec", "PodStatus", "PodTemplateSpec",
-    "PodVolumeHealth", "PortStatus", "PortworxVolumeSource", "PreferredSchedulingTerm", "Probe",
-    "ProjectedVolumeSource", "QuobyteVolumeSource", "RBDPersistentVolumeSource", "RBDVolumeSource",
-    "ReplicationController", "ReplicationControllerCondition", "ReplicationControllerSpec",
-    "ReplicationControllerStatus", "ResourceClaim", "ResourceFieldSelector", "ResourceHealth",
-    "ResourceQuota", "ResourceQuotaSpec", "ResourceQuotaStatus", "ResourceRequirements",
-    "ResourceStatus", "SELinuxOptions", "ScaleIOPersistentVolumeSource", "ScaleIOVolumeSource",
-    "ScopeSelector", "ScopedResourceSelectorRequirement", "SeccompProfile", "Secret",
-    "SecretEnvSource", "SecretKeySelector", "SecretProjection", "SecretReference",
-    "SecretVolumeSource", "SecurityContext", "Service", "ServiceAccount",
-    "ServiceAccountTokenProjection", "ServicePort", "ServiceSpec", "ServiceStatus",
-    "SessionAffinityConfig", "SleepAction", "StorageOSPersistentVolumeSource",
-    "StorageOSVolumeSource", "Sysctl", "TCPSocketAction", "Taint", "Toleration",
-    "TopologySelectorLabelRequirement", "TopologySelectorTerm", "TopologySpreadConstraint",
-    "TypedLocalObjectReference", "TypedObjectReference", "Volume", "VolumeDevice",
-    "VolumeHealthCondition", "VolumeHealthStatus", "VolumeMount", "VolumeMountStatus",
-    "VolumeNodeAffinity", "VolumeProjection", "VolumeResourceRequirements", "VolumeStatus",
-    "VsphereVirtualDiskVolumeSource", "WeightedPodAffinityTerm", "WindowsSecurityContextOptions"
+    "ClusterTrustBundleProjection", "ComponentCondition", "ComponentStatus", "ConfigMap",
+    "ConfigMapEnvSource", "ConfigMapKeySelector", "ConfigMapNodeConfigSource",
+    "ConfigMapProjection", "ConfigMapVolumeSource", "Container", "ContainerExtendedResourceRequest",
+    "ContainerImage", "ContainerPort", "ContainerResizePolicy", "ContainerRestartRule",
+    "ContainerRestartRuleOnExitCodes", "ContainerState", "ContainerStateRunning",
+    "ContainerStateTerminated", "ContainerStateWaiting", "ContainerStatus", "ContainerUser",
+    "DaemonEndpoint", "DownwardAPIProjection", "DownwardAPIVolumeFile", "DownwardAPIVolumeSource",
+    "EmptyDirVolumeSource", "EndpointAddress", "EndpointPort", "EndpointSubset", "Endpoints",
+    "EnvFromSource", "EnvVar", "EnvVarSource", "EphemeralContainer", "EphemeralVolumeSource",
+    "Event", "EventSeries", "EventSource", "EvictionResponder", "ExecAction", "FCVolumeSource",
+    "FileKeySelector", "FlexPersistentVolumeSource", "FlexVolumeSource", "FlockerVolumeSource",
+    "GCEPersistentDiskVolumeSource", "GRPCAction", "GitRepoVolumeSource",
+    "GlusterfsPersistentVolumeSource", "GlusterfsVolumeSource", "HTTPGetAction", "HTTPHeader",
+    "HostAlias", "HostIP", "HostPathVolumeSource", "ISCSIPersistentVolumeSource",
+    "ISCSIVolumeSource", "ImageVolumeSource", "ImageVolumeStatus", "KeyToPath", "Lifecycle",
+    "LifecycleHandler", "LimitRange", "LimitRangeItem", "LimitRangeSpec", "LinuxContainerUser",
+    "LoadBalancerIngress", "LoadBalancerStatus", "LocalObjectReference", "LocalVolumeSource",
+    "ModifyVolumeStatus", "NFSVolumeSource", "Namespace", "NamespaceCondition", "NamespaceSpec",
+    "NamespaceStatus", "Node", "NodeAddress", "NodeAffinity", "NodeAllocatableMappedResources",
+    "NodeAllocatableOverheadResources", "NodeAllocatableResourceClaimStatus", "NodeCondition",
+    "NodeConfigSource", "NodeConfigStatus", "NodeDaemonEndpoints", "NodeFeatures",
+    "NodePodPreemptionPolicy", "NodeRuntimeHandler", "NodeRuntimeHandlerFeatures", "NodeSelector",
+    "NodeSelectorRequirement", "NodeSelectorTerm", "NodeSpec", "NodeStatus", "NodeSwapStatus",
+    "NodeSystemInfo", "ObjectFieldSelector", "ObjectReference", "PersistentVolume",
+    "PersistentVolumeClaim", "PersistentVolumeClaimCondition", "PersistentVolumeClaimSpec",
+    "PersistentVolumeClaimStatus", "PersistentVolumeClaimTemplate",
+    "PersistentVolumeClaimVolumeSource", "PersistentVolumeSpec", "PersistentVolumeStatus",
+    "PhotonPersistentDiskVolumeSource", "Pod", "PodAffinity", "PodAffinityTerm", "PodAntiAffinity",
+    "PodCertificateProjection", "PodCondition", "PodDNSConfig", "PodDNSConfigOption",
+    "PodExtendedResourceClaimStatus", "PodIP", "PodOS", "PodReadinessGate", "PodResourceClaim",
+    "PodResourceClaimStatus", "PodSchedulingGate", "PodSchedulingGroup", "PodSecurityContext",
+    "PodSpec", "PodStatus", "PodTemplateSpec", "PodVolumeHealth", "PortStatus",
+    "PortworxVolumeSource", "PreferredSchedulingTerm", "Probe", "ProjectedVolumeSource",
+    "QuobyteVolumeSource", "RBDPersistentVolumeSource", "RBDVolumeSource", "ReplicationController",
+    "ReplicationControllerCondition", "ReplicationControllerSpec", "ReplicationControllerStatus",
+    "ResourceClaim", "ResourceFieldSelector", "ResourceHealth", "ResourceQuota",
+    "ResourceQuotaSpec", "ResourceQuotaStatus", "ResourceRequirements", "ResourceStatus",
+    "SELinuxOptions", "ScaleIOPersistentVolumeSource", "ScaleIOVolumeSource", "ScopeSelector",
+    "ScopedResourceSelectorRequirement", "SeccompProfile", "Secret", "SecretEnvSource",
+    "SecretKeySelector", "SecretProjection", "SecretReference", "SecretVolumeSource",
+    "SecurityContext", "Service", "ServiceAccount", "ServiceAccountTokenProjection", "ServicePort",
+    "ServiceSpec", "ServiceStatus", "SessionAffinityConfig", "SleepAction",
+    "StorageOSPersistentVolumeSource", "StorageOSVolumeSource", "Sysctl", "TCPSocketAction",
+    "Taint", "Toleration", "TopologySelectorLabelRequirement", "TopologySelectorTerm",
+    "TopologySpreadConstraint", "TypedLocalObjectReference", "TypedObjectReference", "Volume",
+    "VolumeDevice", "VolumeHealthCondition", "VolumeHealthStatus", "VolumeMount",
+    "VolumeMountStatus", "VolumeNodeAffinity", "VolumeProjection", "VolumeResourceRequirements",
+    "VolumeStatus", "VsphereVirtualDiskVolumeSource", "WeightedPodAffinityTerm",
+    "WindowsSecurityContextOptions"
 ]
 
 
@@ -223,6 +224,24 @@ class ClusterTrustBundleProjection(K8sStruct, kw_only=True):
     path: str | None = None
     signer_name: str | None = msgspec.field(default=None, name="signerName")
     user: int | None = None
+
+
+class ComponentCondition(K8sStruct, kw_only=True):
+    """Information about the condition of a component."""
+
+    error: str | None = None
+    message: str | None = None
+    status: str | None = None
+    type: str | None = None
+
+
+class ComponentStatus(K8sStruct, kw_only=True):
+    """ComponentStatus (and ComponentStatusList) holds the cluster validation info."""
+
+    api_version: str = msgspec.field(default_factory=partial(str, "v1"), name="apiVersion")
+    kind: str = msgspec.field(default_factory=partial(str, "ComponentStatus"))
+    metadata: meta_v1.ObjectMeta = msgspec.field(default_factory=meta_v1.ObjectMeta)
+    conditions: list[ComponentCondition] | None = None
 
 
 class ConfigMap(K8sStruct, kw_only=True):

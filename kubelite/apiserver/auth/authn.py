@@ -11,9 +11,15 @@ Contract:
   ``--anonymous-auth=true``), else 401. An unknown token is always 401 ``Unauthorized``; upstream
   never falls back to anonymous once a credential was presented.
 - Only the owner (the cluster) registers or revokes tokens.
+- A token not in the table is offered to the service-account token authenticator (``issuer``, upstream's
+  ``JWTTokenAuthenticator`` in the same union), which checks it afresh on every request: the bound tokens that
+  TokenRequest issues (:mod:`kubelite.apiserver.auth.serviceaccount`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from kubelite.apiserver.auth.user import (
     ALL_AUTHENTICATED,
@@ -22,6 +28,9 @@ from kubelite.apiserver.auth.user import (
     service_account_user,
 )
 from kubelite.errors import Unauthorized
+
+if TYPE_CHECKING:
+    from kubelite.apiserver.auth.serviceaccount import TokenIssuer
 
 __all__ = ["TokenAuthenticator"]
 
@@ -33,6 +42,8 @@ class TokenAuthenticator:
         self.allow_anonymous = allow_anonymous
         # invariant: every value's groups contain ALL_AUTHENTICATED.
         self._tokens: dict[str, UserInfo] = {}
+        #: the service-account token authenticator (bound JWTs), set by the apiserver
+        self.issuer: TokenIssuer | None = None
 
     def add_token(self, token: str, user: UserInfo) -> None:
         """Register (or replace) ``token`` as authenticating ``user``."""
@@ -58,5 +69,19 @@ class TokenAuthenticator:
             raise Unauthorized.make("Unauthorized")
         user = self._tokens.get(token)
         if user is None:
-            raise Unauthorized.make("Unauthorized")
+            found = self.issuer.authenticate(token) if self.issuer is not None else None
+            if found is None:
+                raise Unauthorized.make("Unauthorized")
+            user = found[0]
         return user
+
+    def authenticate_audiences(self, token: str, audiences: Sequence[str]) -> tuple[UserInfo, list[str]] | None:
+        """TokenReview's question: the identity ``token`` stands for and the audiences of ``audiences`` it is
+        valid for (``authenticator.Audiences`` on the request context), or None. Static tokens are
+        audience-agnostic (``WrapAudienceAgnosticToken``): they are valid for whatever audiences are asked."""
+        user = self._tokens.get(token)
+        if user is not None:
+            return user, list(audiences)
+        if self.issuer is None:
+            return None
+        return self.issuer.authenticate(token, audiences)

@@ -38,7 +38,7 @@ from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo, user
 from kubelite.apiserver.registry.store import Write
 from kubelite.apiserver.request import Request, Response
 from kubelite.apiserver.scope import Scope
-from kubelite.errors import ApiError, BadRequest, FieldError, invalid
+from kubelite.errors import BadRequest, FieldError, invalid
 
 __all__ = ["API_AUDIENCES", "RESOURCE_REVIEWS", "ReviewREST"]
 
@@ -100,13 +100,13 @@ class ReviewREST:
         if not token:
             raise BadRequest.make("token is required for TokenReview in authentication")
         audiences = list(spec.get("audiences") or API_AUDIENCES)
-        try:
-            user = self.authenticator.authenticate(token)
-        except ApiError:
-            return {"authenticated": False}
         # static tokens are audience-agnostic (authenticator.WrapAudienceAgnosticToken): they carry the
-        # audiences asked for
-        return {"authenticated": True, "user": user_fields(user), "audiences": audiences}
+        # audiences asked for; a service-account JWT answers the ones it was issued for
+        found = self.authenticator.authenticate_audiences(token, audiences)
+        if found is None:
+            return {"authenticated": False}
+        user, accepted = found
+        return {"authenticated": True, "user": user_fields(user), "audiences": accepted}
 
     def _selfsubjectreviews(self, info: ResourceInfo, req: Request, review: dict[str, Any]) -> dict[str, Any]:
         """selfsubjectreview/rest.go: the requester as the authenticator (and impersonation) saw it."""
