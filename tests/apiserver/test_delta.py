@@ -24,6 +24,7 @@ import kubelite.apiserver.delta as delta
 import kubelite.apiserver.handlers.patch as patch_handler
 import kubelite.apiserver.heartbeat as heartbeat
 from kubelite.apiserver.admission import AdmissionChain
+from kubelite.apiserver.auth.decisions import Decisions
 from kubelite.apiserver.patch import apply_strategic_merge_patch
 from kubelite.client import Client
 from kubelite.cluster import Cluster
@@ -36,13 +37,15 @@ _encode = msgspec.json.encode
 @contextmanager
 def whole_path(mp: pytest.MonkeyPatch) -> Iterator[None]:
     """Every patch decoded whole and strategic patches applied to a deep copy; every update through
-    every step (no heartbeat path: ``kubelite.apiserver.heartbeat``)."""
+    every step (no heartbeat path: ``kubelite.apiserver.heartbeat``), every request authorized by RBAC afresh
+    (no remembered decisions: ``apiserver/auth/decisions.py``)."""
     with mp.context() as m:
         m.setattr(patch_handler, "decode_changed", lambda *a: None)
         m.setattr(patch_handler, "apply_strategic_merge_patch_shared", apply_strategic_merge_patch)
         m.setattr(heartbeat, "validate_change", lambda *a: None)
         m.setattr(heartbeat, "retimed", lambda *a, **k: None)
         m.setattr(AdmissionChain, "sees", lambda self, req: True)
+        m.setattr(Decisions, "get", lambda self, key: None)  # RBAC asked on every request
         yield
 
 

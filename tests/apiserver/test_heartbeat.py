@@ -10,7 +10,9 @@ status merge patches and PUTs) and their negative neighbours: another manager's 
 election taking the Lease, node-problem-detector's condition, the scheduler's PodScheduled), invalid
 values (a zero lease duration, duplicate or malformed pod IPs, a bad quantity), stale
 resourceVersions, metadata changes, managedFields sent back changed or reset, and admission hooks
-registered mid-run (the whole path must then run).
+registered mid-run (the whole path must then run). The kubelet writes as ``system:node:<name>``, so its
+authorization decisions are remembered (``apiserver/auth/decisions.py``; the whole path asks RBAC every
+time), and its RBAC is revoked and restored mid-run (its next write must be the same 403).
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ import pytest
 import kubelite.apiserver.heartbeat as heartbeat
 from kubelite.apiserver.admission import AdmissionChain, AdmissionDenied
 from kubelite.apiserver.request import AdmissionRequest
+from kubelite.client import Client
 from kubelite.cluster import Cluster
-from kubelite.errors import ApiError
+from kubelite.errors import ApiError, Forbidden
+from kubelite.kubelet.pool import node_client
 from tests.apiserver.test_delta import outcome, stored, whole_path
 
 API_ONLY: dict[str, Any] = {"scheduler": False, "controllers": False, "network": False}
@@ -94,7 +98,7 @@ def _renewal(r: random.Random) -> Op:
     label = str(r.randrange(3))
 
     async def op(cluster: Cluster) -> Any:
-        c = cluster.client.with_field_manager(manager)
+        c = _writer(cluster, manager, name)
         obj = await c.get("leases", name, namespace=LEASES)
         obj["spec"]["renewTime"] = renew
         if roll < 0.1:
@@ -138,7 +142,7 @@ def _node_report(r: random.Random) -> Op:
     body = {"status": status}
 
     async def op(cluster: Cluster) -> Any:
-        c = cluster.client.with_field_manager(manager)
+        c = _writer(cluster, manager, name)
         return await c.patch("nodes", name, body, patch_type="strategic", subresource="status")
     return op
 
@@ -172,7 +176,7 @@ def _pod_write(r: random.Random) -> Op:
         return scheduled
     if roll < 0.3:
         async def put_status(cluster: Cluster) -> Any:  # a read-modify-write of the status
-            c = cluster.client.with_field_manager("kubelet")
+            c = _writer(cluster, "kubelet", "n0")
             obj = await c.get("pods", name, namespace="default")
             obj["status"] = {**obj.get("status", {}), **status}
             return await c.replace(obj, subresource="status", namespace="default")
@@ -180,7 +184,7 @@ def _pod_write(r: random.Random) -> Op:
     ann = r.random() < 0.1
 
     async def patch_status(cluster: Cluster) -> Any:
-        c = cluster.client.with_field_manager("kubelet")
+        c = _writer(cluster, "kubelet", "n0")
         body: dict[str, Any] = {"status": status}
         if ann:
             body["metadata"] = {"annotations": {"note": "x"}}  # metadata changes: validated whole
@@ -213,6 +217,33 @@ def _hook(r: random.Random) -> Op:
     return op
 
 
+def _writer(cluster: Cluster, manager: str, node: str) -> Client:
+    """The kubelet writes as itself (``system:node:<node>``: RBAC authorizes it, and its remembered
+    decisions serve, apiserver/auth/decisions.py); other managers as the admin."""
+    if manager == "kubelet":
+        return node_client(cluster.client, node)
+    return cluster.client.with_field_manager(manager)
+
+
+def _rbac(r: random.Random) -> Op:
+    """Revoke the kubelets' RBAC (the ``system:node`` ClusterRoleBinding loses its ``system:nodes``
+    subject), send one kubelet heartbeat (it must be refused at once, though the same write was allowed a
+    moment ago), and restore it."""
+    heartbeat_op = _renewal(r) if r.random() < 0.5 else _node_report(r)
+
+    async def op(cluster: Cluster) -> Any:
+        c = cluster.client
+        b = await c.get("clusterrolebindings", "system:node")
+        subjects = b["subjects"]
+        b["subjects"] = []
+        b = await c.replace(b)
+        refused = await _outcome(cluster, heartbeat_op)
+        b["subjects"] = subjects
+        await c.replace(b)
+        return refused[:2]
+    return op
+
+
 def _op(r: random.Random) -> Op:
     roll = r.random()
     if roll < 0.3:
@@ -221,7 +252,9 @@ def _op(r: random.Random) -> Op:
         return _node_report(r)
     if roll < 0.95:
         return _pod_write(r)
-    return _hook(r)
+    if roll < 0.975:
+        return _hook(r)
+    return _rbac(r)
 
 
 async def _outcome(cluster: Cluster, op: Op) -> tuple[Any, ...]:
@@ -364,3 +397,30 @@ def test_body_rules_are_the_whole_validation_when_metadata_is_unchanged(group: s
         assert got == whole(group, kind, new, old)
     for changed in ({**meta, "labels": {"a": "c"}}, {k: v for k, v in meta.items() if k != "uid"}):
         assert not heartbeat.meta_unchanged({**old, "metadata": changed}, old)  # then validated whole
+
+
+async def test_a_kubelet_whose_rbac_is_revoked_is_refused_on_its_next_heartbeat() -> None:
+    """Its renewals' authorization is remembered (auth/decisions.py); revoking the ``system:node`` binding's
+    subject refuses the very next renewal, and restoring it lets the one after through."""
+    async with Cluster(seed=1, **API_ONLY) as cluster:
+        await _setup(cluster)
+        kubelet = node_client(cluster.client, "n0")
+        decisions = cluster.apiserver.authorizer.decisions
+
+        async def renew(t: str) -> dict[str, Any]:
+            lease = await cluster.client.get("leases", "n0", namespace=LEASES)
+            lease["spec"]["renewTime"] = f"2025-01-01T00:00:{t}.000000Z"
+            return await kubelet.replace(lease, namespace=LEASES)
+
+        await renew("10")
+        remembered = len(decisions)
+        assert (await renew("20"))["spec"]["renewTime"] == "2025-01-01T00:00:20.000000Z"
+        assert len(decisions) == remembered > 0  # the second renewal's decision was the first's
+        b = await cluster.client.get("clusterrolebindings", "system:node")
+        subjects, b["subjects"] = b["subjects"], []
+        b = await cluster.client.replace(b)
+        with pytest.raises(Forbidden, match='User "system:node:n0" cannot update resource "leases"'):
+            await renew("30")
+        b["subjects"] = subjects
+        await cluster.client.replace(b)
+        assert (await renew("40"))["spec"]["renewTime"] == "2025-01-01T00:00:40.000000Z"
