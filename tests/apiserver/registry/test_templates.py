@@ -6,7 +6,9 @@ Status, and the warnings) and the same stored bytes at the end; each case also s
 memo served, so a memo that never hits fails instead of passing vacuously. Admission state the memo keys on
 (LimitRanges, ServiceAccounts, PriorityClasses) changes between creates, per-object state (ResourceQuota
 usage, a terminating namespace, name clashes) is enforced on hits, and invalid requests (metadata and spec)
-must be rejected with the uncached path's Status each time. The property test does the same for pods made
+must be rejected with the uncached path's Status each time. The uncached path also runs with the create
+path's other shortcuts off (a create's managedFields in one walk, the per-string canonical quantities), so
+the other three ways hold those to the plain path too. The property test does the same for pods made
 from varied realistic specs with random edits (any field replaced by any JSON value, or removed), valid or
 not.
 """
@@ -22,6 +24,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubelite.api import quantity_fields
+from kubelite.apiserver import ssa
 from kubelite.apiserver.request import AdmissionRequest
 from kubelite.cluster import Cluster
 from kubelite.errors import ApiError
@@ -68,16 +72,24 @@ def delete(resource: str, name: str, ns: str = "default") -> Step:
 
 
 async def run(
-    steps: list[Step], *, memo: bool, decoded: bool = False, encoded_keys: bool = True,
+    steps: list[Step], *, memo: bool, decoded: bool = False, encoded_keys: bool = True, shortcuts: bool = True,
 ) -> tuple[list[Any], int, int]:
     """``decoded``: the client's create bodies reach the apiserver decoded (as HTTP's do), not as JSON bytes;
     ``encoded_keys=False``: the memo tables keyed on encodings (``kubelite.memo.ENCODED_KEYS``) are never
-    consulted, as on a first sight. Returns the outcomes, the memo's hits and its first sights."""
+    consulted, as on a first sight; ``shortcuts=False``: the create path's other shortcuts are off too (a
+    create's managedFields composed from the whole set, ``ssa.compare.created_fields`` unused; every
+    quantity string parsed, the per-string canonical memo unused). Returns the outcomes, the memo's hits and
+    its first sights."""
     ENCODED_KEYS.on = encoded_keys
+    saved = ssa.created_fields, quantity_fields._canonical_str
+    if not shortcuts:
+        ssa.created_fields = lambda *a: None  # type: ignore[assignment]
+        quantity_fields._canonical_str = quantity_fields._canonical_of  # type: ignore[assignment]
     try:
         return await _run(steps, memo=memo, decoded=decoded)
     finally:
         ENCODED_KEYS.on = True
+        ssa.created_fields, quantity_fields._canonical_str = saved  # type: ignore[assignment]
 
 
 async def _run(steps: list[Step], *, memo: bool, decoded: bool) -> tuple[list[Any], int, int]:
@@ -113,8 +125,10 @@ async def same_with_and_without_memo(steps: list[Step]) -> tuple[list[Any], int]
 
 
 async def same_four_ways(steps: list[Step]) -> tuple[list[Any], int, int]:
-    """:func:`same_with_and_without_memo`, also returning the first sights."""
-    uncached, none, no_firsts = await run(steps, memo=False)
+    """:func:`same_with_and_without_memo`, also returning the first sights. The uncached path runs with
+    the create path's other shortcuts off as well (:func:`run`'s ``shortcuts``), so each of them is held
+    to the plain path's bytes and Statuses too."""
+    uncached, none, no_firsts = await run(steps, memo=False, shortcuts=False)
     cached, hits, firsts = await run(steps, memo=True)
     from_dicts, dict_hits, dict_firsts = await run(steps, memo=True, decoded=True)
     no_tables, _, _ = await run(steps, memo=False, encoded_keys=False)
@@ -411,7 +425,27 @@ def unique_spec(i: int) -> dict[str, Any]:
             "volumes": [{"name": "cache", "emptyDir": {"sizeLimit": f"{1 + i % 4}Gi"}}]}
 
 
+def _spelled(i: int, quantity: str) -> dict[str, Any]:
+    """:func:`unique_spec` with ``quantity`` as its CPU request and memory limit, as the user spelled it
+    (stored canonical: ``1000m`` as ``1``, ``1.5Gi`` as ``1536Mi``; ``"1.5 cores"`` is a 400)."""
+    spec = unique_spec(i)
+    spec["containers"][0]["resources"] = {"requests": {"cpu": quantity}, "limits": {"memory": quantity}}
+    return spec
+
+
 _BAD = {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}}]}
+
+
+#: quantity spellings canonicalised (the per-string memo), bad quantities (a 400 each time), a LimitRange
+#: change in between, a sent status (walked by a create's managedFields for its errors only)
+_SPELLINGS: list[Step] = [
+    *creates([pod(i, _spelled(i, q)) for i, q in enumerate(["1000m", "0.5", "1.5Gi", "1000m", "0.5"])]),
+    *creates([pod(5, _spelled(5, "1.5 cores")), pod(6, _spelled(6, "1.5 cores"))]),  # 400 both times
+    obj(limit_range(default={"cpu": "500m"}, defaultRequest={"cpu": "200m", "memory": "64Mi"})),
+    *creates([pod(i, _spelled(i, "1.5Gi")) for i in range(7, 9)]),
+    *creates([{**pod(9, _spelled(9, "2000m")), "status": {"conditions": [{"status": "True"}]}}]),
+    *creates([pod(i, _spelled(1, "0.5")) for i in range(10, 13)]),  # pod 1's spec, under the new LimitRange
+]
 
 
 @pytest.mark.parametrize(("steps", "hits", "firsts"), [
@@ -433,13 +467,19 @@ _BAD = {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"c
                           for i in range(2)]) + creates([pod(2, unique_spec(9))], field_validation="Strict")
                  + creates([pod(3, {**unique_spec(8), "hostname": None, "dnsPolicy": None})]), 0, 4,
                  id="first-sights-unknown-fields-and-nulls"),
+    pytest.param(_SPELLINGS, 1, 9, id="first-sights-quantity-spellings-bad-quantities-and-a-sent-status"),
 ])
 async def test_first_sights_equal_the_uncached_path(steps: list[Step], hits: int, firsts: int) -> None:
     """A first sight runs defaulting, the initial status, validation and managedFields with no memo table
     keyed on an encoding (and decodes its spec text straight into the typed spec): every outcome and
     stored byte is the uncached path's, valid or not, whatever admission state changed in between."""
-    _, served, first_sights = await same_four_ways(steps)
+    outcomes, served, first_sights = await same_four_ways(steps)
     assert (served, first_sights) == (hits, firsts)
+    if steps is _SPELLINGS:  # canonical where stored, a 400 for each bad one
+        assert [o[0] for o in outcomes[:7]] == ["ok"] * 5 + ["rejected"] * 2
+        assert [msgspec.json.decode(o[1])["code"] for o in outcomes[5:7]] == [400, 400]
+        assert [msgspec.json.decode(o[1])["spec"]["containers"][0]["resources"]["requests"]["cpu"]
+                for o in outcomes[:5]] == ["1", "500m", "1536Mi", "1", "500m"]
 
 
 class _CodecCalls:
