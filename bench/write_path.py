@@ -218,13 +218,18 @@ async def _first_sight_ab(cluster: Cluster, n: int) -> dict[str, float]:
 
 
 def _whole_path() -> contextlib.AbstractContextManager[None]:
-    """Every update through every step (the heartbeat path off: ``kubelite.apiserver.heartbeat``), for the
-    in-run A/B; None in trees before the heartbeat path."""
+    """Every update through every step (the heartbeat path off: ``kubelite.apiserver.heartbeat``, and every
+    request authorized by RBAC afresh: ``apiserver/auth/decisions.py``), for the in-run A/B; None in trees
+    before the heartbeat path."""
     try:
         import kubelite.apiserver.heartbeat as heartbeat
         from kubelite.apiserver.admission import AdmissionChain
     except ImportError:
         return contextlib.nullcontext()
+    try:
+        from kubelite.apiserver.auth.decisions import Decisions
+    except ImportError:  # (trees before remembered decisions)
+        Decisions = None  # type: ignore[assignment,misc]
 
     @contextlib.contextmanager
     def off() -> Iterator[None]:
@@ -233,11 +238,16 @@ def _whole_path() -> contextlib.AbstractContextManager[None]:
         heartbeat.validate_change = lambda *a: None  # type: ignore[assignment]
         heartbeat.retimed = lambda *a, **k: None  # type: ignore[assignment]
         AdmissionChain.sees = lambda self, req: True  # type: ignore[method-assign]
+        get = Decisions.get if Decisions is not None else None
+        if Decisions is not None:
+            Decisions.get = lambda self, key: None  # type: ignore[method-assign]
         try:
             yield
         finally:
             heartbeat.validate_change, heartbeat.retimed = saved[0], saved[1]
             AdmissionChain.sees = saved[2]  # type: ignore[method-assign]
+            if Decisions is not None:
+                Decisions.get = get  # type: ignore[method-assign]
     return off()
 
 
