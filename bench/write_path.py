@@ -2,7 +2,7 @@
 than 5%; issue #17: creates >= 20,000/s, heartbeat-class writes <= 2x a raw store write).
 
     python bench/write_path.py [--pods 5000] [--repeat 5] [--same-spec] [--templates 100] [--profile]
-        [--profile-heartbeats] [--hour-ab NODES] [--heartbeat-ab NODES]
+        [--profile-heartbeats] [--hour-ab NODES] [--heartbeat-ab NODES] [--create-ab PODS]
 
 Through the in-process client and the whole pipeline (authentication, authorization, decoding, admission,
 defaulting, validation, managedFields on), prints the best of ``--repeat`` runs in microseconds of
@@ -35,6 +35,7 @@ import contextlib
 import gc
 import os
 import random
+import statistics
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
@@ -579,6 +580,102 @@ async def hour_ab(nodes: int, rounds: int) -> None:
                   f"{os.getloadavg()[0]:.1f}", flush=True)
 
 
+@contextlib.contextmanager
+def _create_shortcuts_off() -> Iterator[None]:
+    """The create path's stop-23 shortcuts off: a create's managedFields composed from the whole set
+    (``ssa.compare.created_fields`` unused) and every quantity string parsed (its per-string memo unused); a
+    no-op in trees without them."""
+    import kubelite.api.quantity_fields as quantity_fields
+    import kubelite.apiserver.ssa as ssa
+
+    saved = getattr(ssa, "created_fields", None), getattr(quantity_fields, "_canonical_str", None)
+    if saved[0] is not None:
+        ssa.created_fields = lambda *a: None  # type: ignore[assignment]
+    if saved[1] is not None:
+        quantity_fields._canonical_str = quantity_fields._canonical_of  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if saved[0] is not None:
+            ssa.created_fields = saved[0]  # type: ignore[assignment]
+        if saved[1] is not None:
+            quantity_fields._canonical_str = saved[1]  # type: ignore[assignment]
+
+
+async def create_shortcuts_ab(n: int, chunk: int = 50) -> None:
+    """Creates (every spec its own, and templated memo hits) with the create shortcuts on and off,
+    interleaved in chunks of ``chunk`` in one cluster; the first half of each kind starts with "on", the
+    second with "off", so a drift over the run (a growing store, the machine's load) weighs on both sides.
+    Each side's figure is its median chunk (a shared machine's bursts land on a few chunks). The cyclic
+    collector runs between chunks, untimed (a full collection landing in one chunk is tens of
+    µs per create on that side alone); CPU inside managedFields and quantity canonicalisation is also
+    reported, the two steps the shortcuts change."""
+    import kubelite.apiserver.pipeline as pipeline
+    from kubelite.apiserver.ssa import FieldManager
+
+    inner = {"managedFields": 0.0, "quantities": 0.0}  # CPU inside the two steps the shortcuts change
+
+    def timing(fn: Callable[..., Any], step: str) -> Callable[..., Any]:
+        def timed_step(*a: Any, **k: Any) -> Any:
+            t0 = time.process_time()
+            try:
+                return fn(*a, **k)
+            finally:
+                inner[step] += time.process_time() - t0
+        return timed_step
+
+    update, quantities = FieldManager.update, pipeline.canonicalize_quantities
+    FieldManager.update = timing(update, "managedFields")  # type: ignore[method-assign]
+    pipeline.canonicalize_quantities = timing(quantities, "quantities")
+    try:
+        await _create_shortcuts_ab(n, chunk, inner)
+    finally:
+        FieldManager.update = update  # type: ignore[method-assign]
+        pipeline.canonicalize_quantities = quantities
+
+
+async def _create_shortcuts_ab(n: int, chunk: int, inner: dict[str, float]) -> None:
+    async with Cluster(seed=1, tune_gc=True, **API_ONLY) as cluster:
+        c = cluster.client
+        with await c.open_watch("pods", capacity=8 * n + 1000):
+            for kind in ("every spec its own", "from templates"):
+                bodies = [pod(i) if kind == "every spec its own" else templated_pod(i, 100) for i in range(2 * n)]
+                for b in bodies:
+                    b["metadata"]["name"] = f"ab-{kind[0]}-{b['metadata']['name']}"
+                if kind == "from templates":  # each template seen twice first: the timed creates are memo hits
+                    for i in range(200):
+                        warm = templated_pod(10**6 + i, 100)
+                        warm["metadata"]["name"] = f"ab-warm-{i}"
+                        await c.create(warm)
+                spent = {True: 0.0, False: 0.0}
+                count = {True: 0, False: 0}
+                steps = {(on, step): 0.0 for on in (True, False) for step in inner}
+                chunks: dict[bool, list[float]] = {True: [], False: []}
+                gc.collect()
+                for start in range(0, 2 * n, chunk):
+                    on = (start // chunk % 2 == 0) == (start < n)
+                    with contextlib.nullcontext() if on else _create_shortcuts_off():
+                        gc.collect()  # (between chunks, untimed: a full collection lands on neither side)
+                        gc.disable()
+                        before = dict(inner)
+                        t0 = time.process_time()
+                        for b in bodies[start:start + chunk]:
+                            await c.create(b)
+                        spent[on] += time.process_time() - t0
+                        chunks[on].append((time.process_time() - t0) / len(bodies[start:start + chunk]) * 1e6)
+                        gc.enable()
+                        for step in inner:
+                            steps[on, step] += inner[step] - before[step]
+                    count[on] += len(bodies[start:start + chunk])
+                # the median chunk: a shared machine's bursts land on a few chunks, and on either side
+                us = {k: statistics.median(chunks[k]) for k in chunks}
+                within = ", ".join(f"{step} {steps[True, step] / count[True] * 1e6:.1f} vs "
+                                   f"{steps[False, step] / count[False] * 1e6:.1f}" for step in inner)
+                print(f"create, {kind}: shortcuts on {us[True]:.1f} us, off {us[False]:.1f} us of CPU per create (median chunk) "
+                      f"(on/off {us[True] / us[False]:.3f}; of which {within}), {count[True]} + {count[False]} "
+                      f"creates, load {os.getloadavg()[0]:.1f}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pods", type=int, default=5000)
@@ -590,6 +687,8 @@ def main() -> None:
                     help="bench/kubelet.py's hour on NODES nodes, heartbeat path on and off (2 rounds)")
     ap.add_argument("--heartbeat-ab", type=int, metavar="NODES", default=0,
                     help="NODES nodes' heartbeats with the written-object cache and unread status patches on/off")
+    ap.add_argument("--create-ab", type=int, metavar="PODS", default=0,
+                    help="2 x PODS creates of each kind with the create shortcuts (stop 23) on and off, interleaved")
     ap.add_argument("--profile-heartbeats", action="store_true",
                     help="print where each heartbeat kind's steady-state write spends its time (cProfile tottime)")
     ap.add_argument("--profile", action="store_true",
@@ -600,6 +699,9 @@ def main() -> None:
         return
     if args.hour_ab:
         asyncio.run(hour_ab(args.hour_ab, 2))
+        return
+    if args.create_ab:
+        asyncio.run(create_shortcuts_ab(args.create_ab))
         return
     if args.profile_heartbeats:
         asyncio.run(profile_heartbeats(max(1, args.pods // 5)))
