@@ -230,6 +230,22 @@ class Cache:
 
     update_pod = add_pod
 
+    def refresh_pod(self, old: PodInfo, new: PodInfo) -> bool:
+        """A bound pod's newer version whose scheduling state is unchanged (``new`` from ``old``'s
+        :meth:`~kubelite.scheduler.framework.types.PodInfo.status_update`, ``old`` the cached entry) replaces the
+        cached one in place: no node totals recomputed, no change-log entry, no generation bump, so readers of
+        the change log (PodTopologySpread's domain totals) recount nothing for a status write. Upstream's
+        ``cache.UpdatePod`` removes and re-adds the pod, which leaves the same NodeInfo but for its generation.
+        False, changing nothing, when ``old`` is not the cached bound (not assumed) entry."""
+        entry = self._pods.get(old.uid)
+        if entry is None or entry[0] is not old or entry[2] or new.uid != old.uid:
+            return False
+        ni = self.nodes.get(entry[1])
+        if ni is None or not ni.replace_pod(old, new):
+            return False
+        self._pods[old.uid] = (new, entry[1], False)
+        return True
+
     def pod_info(self, uid: str) -> PodInfo | None:
         """The cached PodInfo of pod ``uid`` (bound or assumed), or None."""
         entry = self._pods.get(uid)

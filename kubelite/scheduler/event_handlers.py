@@ -144,8 +144,15 @@ def add_all_event_handlers(s: Scheduler) -> None:
                 queue.move_all_to_active_or_backoff(_POD_DELETE, old, None)
                 return
             cached = cache.pod_info(uid)
-            pi = cached.updated(new) if cached is not None else PodInfo(new)
             was_assigned = _assigned(old)
+            same = None
+            if cached is not None:
+                same = cached.status_update(new)
+                if same is not None and was_assigned and cache.refresh_pod(cached, same):
+                    # a status write (most pod writes: the kubelet's): labels and spec as cached, so nothing to
+                    # requeue either (podSchedulingPropertiesChange finds no change)
+                    return
+            pi = same if same is not None else PodInfo(new)
             cache.add_pod(pi)
             if not was_assigned:
                 queue.delete(pi.uid)

@@ -171,11 +171,20 @@ class PodInfo:
         the pod's identity, labels and spec, so when those are unchanged (a status update: most pod writes) the
         derived fields are shared instead of recomputed, as upstream ``PodInfo.Update`` keeps them for the same
         pod; otherwise it is built afresh. This PodInfo itself is not changed."""
+        pi = self.status_update(pod)
+        return pi if pi is not None else PodInfo(pod)
+
+    def status_update(self, pod: Pod) -> PodInfo | None:
+        """The PodInfo of ``pod`` sharing this one's derived fields when ``pod`` is this pod with the same
+        identity, labels, spec and deletionTimestamp (a status write, or a change of what the scheduler never
+        reads: annotations, finalizers, ownerReferences); None when any of those changed. Nothing the
+        scheduler accounts (requests, ports, affinity terms, labels, its node, whether it is terminating)
+        differs between the two."""
         om, nm = self.pod.metadata, pod.metadata
         if (om is None or nm is None or om.uid != nm.uid or om.name != nm.name or om.namespace != nm.namespace
                 or om.labels != nm.labels or om.creation_timestamp != nm.creation_timestamp
-                or not same_spec(self.pod.spec, pod.spec)):
-            return PodInfo(pod)
+                or om.deletion_timestamp != nm.deletion_timestamp or not same_spec(self.pod.spec, pod.spec)):
+            return None
         pi: PodInfo = object.__new__(PodInfo)
         for slot in _POD_INFO_SLOTS:
             setattr(pi, slot, getattr(self, slot))
@@ -340,6 +349,21 @@ class NodeInfo:
                 ports.pop(p, None)
         self.generation = next(_generation)
         self._update_res_key()
+        return True
+
+    def replace_pod(self, old: PodInfo, new: PodInfo) -> bool:
+        """Put ``new`` where ``old`` (the same pod, accounted alike: :meth:`PodInfo.status_update`) is, keeping the
+        node's totals, order and generation; False if ``old`` is not on this node."""
+        pods = self.pods
+        idx = next((i for i, p in enumerate(pods) if p is old), -1)
+        if idx < 0:
+            return False
+        pods[idx] = new
+        if old.has_affinity:
+            self.pods_with_affinity = [new if p is old else p for p in self.pods_with_affinity]
+        if old.required_anti_affinity_terms:
+            self.pods_with_required_anti_affinity = [
+                new if p is old else p for p in self.pods_with_required_anti_affinity]
         return True
 
     def clone(self) -> NodeInfo:
