@@ -20,11 +20,18 @@ CPU seconds (``time.process_time``) are reported next to wall seconds: on a shar
 less, and the ratios to the floors are taken in CPU time.
 
 Both measure the kubelets alone: the clusters run with ``scheduler=False, controllers=False,
-network=False`` (pods are bound by ``spec.nodeName``; nothing else reacts to them). Each measurement
-runs ``--runs`` times and reports the median, and its ratio to the floor measured in the same run (the
-ratio is what to compare across machines and loads).
+network=False`` (pods are bound by ``spec.nodeName``; nothing else reacts to them), because the kubelets
+are what these figures are about. Everything else is the default cluster's: **Events on** (the kubelets
+record what upstream's record: Pulled, Created, Started, Unhealthy, Killing, BackOff, through the pool's
+broadcaster and its correlator), managedFields on. ``--no-events`` turns the kubelets' Events off, a
+labelled comparison only; ``--events-ab`` runs each measurement with Events off too, in the same process
+right after, and prints what the Events cost (their share of the hour, per pod to Running) and how many
+Event writes (creates and count patches) they made. Each measurement runs ``--runs`` times and reports the
+median, and its ratio to the floor measured in the same run (the ratio is what to compare across machines
+and loads).
 
-Run: ``.venv/bin/python bench/kubelet.py [--nodes 1000] [--pods 30] [--events] [--runs 3] [--only bound|hour]``.
+Run: ``python bench/kubelet.py [--nodes 1000] [--pods 30] [--no-events | --events-ab] [--runs 3]
+[--only bound|hour]``.
 """
 
 from __future__ import annotations
@@ -82,6 +89,31 @@ def _running(pool: NodePool) -> int:
     return n
 
 
+class EventWrites:
+    """The pool's Event sink (its client), counting what the broadcaster writes through it: creates, and the
+    correlator's count patches (a repeated Event is a patch of its ``count``). Counted at the sink, not from
+    the stored Events, which expire after upstream's 1 h TTL."""
+
+    def __init__(self, pool: NodePool) -> None:
+        self.creates = self.patches = 0
+        broadcaster = pool.broadcaster
+        if broadcaster is not None:
+            self._sink = broadcaster.sink
+            broadcaster.sink = self
+
+    async def create(self, *a: Any, **kw: Any) -> Any:
+        self.creates += 1
+        return await self._sink.create(*a, **kw)
+
+    async def patch(self, *a: Any, **kw: Any) -> Any:
+        self.patches += 1
+        return await self._sink.patch(*a, **kw)
+
+    def counts(self) -> tuple[int, int]:
+        """(creates, creates + count patches)."""
+        return self.creates, self.creates + self.patches
+
+
 class Bound(NamedTuple):
     rate: float  # bound pods to Running per second, with kubelets
     creates: float  # floor 1: the same creates alone, per second
@@ -89,6 +121,8 @@ class Bound(NamedTuple):
     patches: int
     cpu_rate: float  # bound pods to Running per CPU-second of this process (robust to a shared machine)
     cpu_writes: float  # floor 2 per CPU-second
+    events: int  # Event objects the kubelets wrote (creates)
+    occurrences: int  # their counted occurrences (creates + count patches)
 
 
 async def pods_to_running(nodes: int, n: int, events: bool) -> Bound:
@@ -97,6 +131,7 @@ async def pods_to_running(nodes: int, n: int, events: bool) -> Bound:
         reg.add("app:1", ImageProfile())
         pool = await cluster.add_nodes(nodes, registry=reg, events=events, preload=("app:1",))
         assert pool is not None
+        writes = EventWrites(pool)
         t0, c0 = time.perf_counter(), time.process_time()
         for i in range(n):
             await cluster.client.create(pod(i, f"node-{i % nodes}", False))
@@ -109,6 +144,7 @@ async def pods_to_running(nodes: int, n: int, events: bool) -> Bound:
         rate, cpu_rate = n / (time.perf_counter() - t0), n / (time.process_time() - c0)
         patches = sum(k.patches for k in pool)
         written = {w.name: w.pending_status for k in pool for w in k.workers.values()}
+        created, occurrences = writes.counts()
     async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
         # the floors: the same creates with nobody watching, then the kubelets' status patches replayed
         client = cluster.client
@@ -119,7 +155,7 @@ async def pods_to_running(nodes: int, n: int, events: bool) -> Bound:
         for name, status in written.items():
             await client.patch_status("pods", name, {"status": status}, namespace="default", patch_type="merge")
         t2, c2 = time.perf_counter(), time.process_time()
-    return Bound(rate, n / (t1 - t0), n / (t2 - t0), patches, cpu_rate, n / (c2 - c0))
+    return Bound(rate, n / (t1 - t0), n / (t2 - t0), patches, cpu_rate, n / (c2 - c0), created, occurrences)
 
 
 class Hour(NamedTuple):
@@ -135,6 +171,8 @@ class Hour(NamedTuple):
     leases_wall: float
     rewatches: int  # the kubelets' pod and Node watches reopened in the hour (reflector timeouts, 5-10 min)
     rewatch_cpu: float  # their price in CPU seconds (re-watches issued as a reflector does, priced after the hour)
+    events: int  # Event writes in the hour: creates ...
+    occurrences: int  # ... and counted occurrences (creates + count patches)
 
 
 async def _heartbeat_write_cost(cluster: Cluster, pool: NodePool, rounds: int) -> tuple[float, float]:
@@ -190,9 +228,11 @@ async def leases_only(nodes: int, sim: float, events: bool) -> tuple[float, floa
         return time.process_time() - c0, time.perf_counter() - t0
 
 
-async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> Hour:
+async def speedup(nodes: int, per_node: int, hours: float, events: bool, floors: bool = True) -> Hour:
+    """The hour; ``floors=False``: the hour alone (no leases-only hour, no pricing, no empty cluster), for
+    the Events comparison."""
     sim = 3600.0 * hours
-    leases_cpu, leases_wall = await leases_only(nodes, sim, events)
+    leases_cpu, leases_wall = await leases_only(nodes, sim, events) if floors else (0.0, 0.0)
     async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
         reg = ImageRegistry()
         for image, profile in HOUR_IMAGES.items():
@@ -200,6 +240,7 @@ async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> Hour
         pool = await cluster.add_nodes(nodes, registry=reg, events=events, preload=tuple(HOUR_IMAGES),
                                        capacity={"cpu": "64", "memory": "256Gi", "pods": "110"})
         assert pool is not None
+        writes = EventWrites(pool)
         for i in range(nodes * per_node):
             await cluster.client.create(pod(i, f"node-{i % nodes}", True, hour_image(i, nodes)))
         await cluster.advance(60)
@@ -207,6 +248,7 @@ async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> Hour
         renewals0 = sum(k.heartbeat.renewals for k in pool)
         reports0 = sum(k.heartbeat.reports for k in pool)
         watches0 = _watches(pool)
+        events0, occurrences0 = writes.counts()
         t0, c0 = time.perf_counter(), time.process_time()
         await cluster.advance(sim)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -214,6 +256,10 @@ async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> Hour
         renewals = sum(k.heartbeat.renewals for k in pool) - renewals0
         reports = sum(k.heartbeat.reports for k in pool) - reports0
         rewatches = _watches(pool) - watches0
+        events1, occurrences1 = writes.counts()
+        if not floors:
+            return Hour(sim / wall, 0.0, wall, renewals, patches, cpu, 0.0, reports, 0.0, 0.0, rewatches, 0.0,
+                        events1 - events0, occurrences1 - occurrences0)
         for k in pool:
             await k.stop()
         per_renewal, per_report = await _heartbeat_write_cost(cluster, pool, 5)
@@ -224,7 +270,7 @@ async def speedup(nodes: int, per_node: int, hours: float, events: bool) -> Hour
         await cluster.advance(sim)
         empty_wall = time.perf_counter() - t1
     return Hour(sim / wall, sim / max(empty_wall, 1e-9), wall, renewals, patches, cpu, writes_cpu, reports,
-                leases_cpu, leases_wall, rewatches, rewatch_cpu)
+                leases_cpu, leases_wall, rewatches, rewatch_cpu, events1 - events0, occurrences1 - occurrences0)
 
 
 async def main() -> None:
@@ -233,42 +279,72 @@ async def main() -> None:
     ap.add_argument("--pods", type=int, default=30)
     ap.add_argument("--bound", type=int, default=20000)
     ap.add_argument("--hours", type=float, default=1.0)
-    ap.add_argument("--events", action="store_true")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--no-events", action="store_true",
+                      help="the kubelets record no Events (a labelled comparison; the default cluster records them)")
+    mode.add_argument("--events-ab", action="store_true",
+                      help="also run each measurement with Events off, in the same process, and print their cost")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--only", choices=("bound", "hour"), default=None)
     a = ap.parse_args()
+    events = not a.no_events
+    label = "Events on" if events else "Events OFF (--no-events: not the default cluster)"
+    med = statistics.median
     if a.only in (None, "bound"):
-        runs = [await pods_to_running(a.nodes, a.bound, a.events) for _ in range(a.runs)]
+        runs, off = [], []
+        for _ in range(a.runs):
+            runs.append(await pods_to_running(a.nodes, a.bound, events))
+            if a.events_ab:
+                off.append(await pods_to_running(a.nodes, a.bound, False))
         for b in runs:
-            print(f"  run: {b.rate:,.0f}/s to Running ({b.cpu_rate:,.0f} per CPU-s); floors: creates "
+            print(f"  run ({label}): {b.rate:,.0f}/s to Running ({b.cpu_rate:,.0f} per CPU-s); floors: creates "
                   f"{b.creates:,.0f}/s (ratio {b.rate / b.creates:.2f}), creates + status patches {b.writes:,.0f}/s "
                   f"(ratio {b.rate / b.writes:.2f}; per CPU-s {b.cpu_writes:,.0f}, ratio "
-                  f"{b.cpu_rate / b.cpu_writes:.2f}); the kubelets' own CPU per pod "
-                  f"{(1 / b.cpu_rate - 1 / b.cpu_writes) * 1e3:.3f} ms; {b.patches} status patches; load {_load()}")
-        med = statistics.median
-        print(f"bound pods to Running: {med(b.rate for b in runs):,.0f}/s across {a.nodes} nodes "
+                  f"{b.cpu_rate / b.cpu_writes:.2f}); the kubelets' own CPU per pod, their Events included "
+                  f"{(1 / b.cpu_rate - 1 / b.cpu_writes) * 1e3:.3f} ms; {b.patches} status patches; "
+                  f"{b.events} Events, {b.occurrences} occurrences; load {_load()}")
+        for b in off:
+            print(f"  run (Events off, same process): {b.cpu_rate:,.0f} per CPU-s; the kubelets' own CPU per pod "
+                  f"{(1 / b.cpu_rate - 1 / b.cpu_writes) * 1e3:.3f} ms")
+        print(f"bound pods to Running ({label}): {med(b.rate for b in runs):,.0f}/s across {a.nodes} nodes "
               f"({med(b.cpu_rate for b in runs):,.0f} per CPU-second); floors: creates alone "
               f"{med(b.creates for b in runs):,.0f}/s (ratio {med(b.rate / b.creates for b in runs):.2f}), "
               f"creates + the same status patches {med(b.writes for b in runs):,.0f}/s "
               f"(ratio {med(b.rate / b.writes for b in runs):.2f}; per CPU-second "
               f"{med(b.cpu_rate / b.cpu_writes for b in runs):.2f}); the kubelets' own CPU per pod "
               f"{med((1 / b.cpu_rate - 1 / b.cpu_writes) * 1e3 for b in runs):.3f} ms; median of {a.runs}")
+        if off:
+            print(f"  Events off: {med(b.cpu_rate for b in off):,.0f} per CPU-second; the Events cost "
+                  f"{med((1 / b.cpu_rate - 1 / o.cpu_rate) * 1e3 for b, o in zip(runs, off, strict=True)):.3f} ms "
+                  f"of CPU per pod ({med(b.occurrences / a.bound for b in runs):.1f} Event writes per pod)")
     if a.only in (None, "hour"):
-        hruns = [await speedup(a.nodes, a.pods, a.hours, a.events) for _ in range(a.runs)]
+        hruns, hoff = [], []
+        for _ in range(a.runs):
+            hruns.append(await speedup(a.nodes, a.pods, a.hours, events))
+            if a.events_ab:
+                hoff.append(await speedup(a.nodes, a.pods, a.hours, False, floors=False))
         for h in hruns:
-            print(f"  run: {h.speedup:,.0f}x ({h.wall:.1f} s wall, {h.cpu:.1f} s CPU); floors: the same nodes with "
-                  f"no pods (leases only) {h.leases_cpu:.1f} s CPU, {h.leases_wall:.1f} s wall (ratio "
+            print(f"  run ({label}): {h.speedup:,.0f}x ({h.wall:.1f} s wall, {h.cpu:.1f} s CPU); floors: the same "
+                  f"nodes with no pods (leases only) {h.leases_cpu:.1f} s CPU, {h.leases_wall:.1f} s wall (ratio "
                   f"{h.cpu / h.leases_cpu:.2f}); the heartbeat writes priced alone {h.writes_cpu:.1f} s CPU (ratio "
                   f"{h.writes_cpu / h.cpu:.2f}); empty cluster {h.empty:,.0f}x; {h.renewals} lease renewals, "
-                  f"{h.reports} node status writes, {h.patches} pod status patches; {h.rewatches} re-watches priced "
+                  f"{h.reports} node status writes, {h.patches} pod status patches, {h.events} Events created "
+                  f"({h.occurrences} occurrences); {h.rewatches} re-watches priced "
                   f"{h.rewatch_cpu:.2f} s CPU (ratio {h.rewatch_cpu / h.cpu:.3f}); load {_load()}")
-        med = statistics.median
-        print(f"{a.nodes} nodes x {a.pods} probed pods, {a.hours:g} h: {med(h.speedup for h in hruns):,.0f}x "
-              f"virtual-time speed-up ({med(h.wall for h in hruns):.1f} s wall, {med(h.cpu for h in hruns):.1f} s "
-              f"CPU; leases only {med(h.leases_cpu for h in hruns):.1f} s CPU, ratio "
-              f"{med(h.cpu / h.leases_cpu for h in hruns):.2f}; the heartbeat writes priced alone "
+        for h in hoff:
+            print(f"  run (Events off, same process): {h.cpu:.1f} s CPU ({h.wall:.1f} s wall); {h.patches} pod "
+                  f"status patches; load {_load()}")
+        print(f"{a.nodes} nodes x {a.pods} probed pods, {a.hours:g} h ({label}): "
+              f"{med(h.speedup for h in hruns):,.0f}x virtual-time speed-up ({med(h.wall for h in hruns):.1f} s "
+              f"wall, {med(h.cpu for h in hruns):.1f} s CPU; leases only {med(h.leases_cpu for h in hruns):.1f} s "
+              f"CPU, ratio {med(h.cpu / h.leases_cpu for h in hruns):.2f}; the heartbeat writes priced alone "
               f"{med(h.writes_cpu for h in hruns):.1f} s CPU, ratio {med(h.writes_cpu / h.cpu for h in hruns):.2f}; "
               f"empty-cluster floor {med(h.empty for h in hruns):,.0f}x; median of {a.runs})")
+        if hoff:
+            print(f"  Events off: {med(h.cpu for h in hoff):.1f} s CPU; the Events are "
+                  f"{med(1 - o.cpu / h.cpu for h, o in zip(hruns, hoff, strict=True)):.1%} of the hour "
+                  f"({med(h.occurrences for h in hruns):,.0f} occurrences, "
+                  f"{med(h.occurrences / (a.nodes * a.hours) for h in hruns):.0f} per node-hour)")
 
 
 def _load() -> str:

@@ -8,7 +8,7 @@ Follows ``k8s.io/component-helpers/resource/helpers.go`` (``PodRequests``/``PodL
   does that at admission already, but objects built in memory may not have been through it).
 Quantities are returned as integers: ``cpu`` in millicores, everything else in base units (bytes, or
 a count for extended resources such as ``nvidia.com/gpu``). Works on plain dicts and on the generated
-Structs (through :func:`msgspec.to_builtins` once).
+Structs (read field by field: only the containers' resources, restart policies and the overhead).
 """
 
 from __future__ import annotations
@@ -36,11 +36,9 @@ def _units(rl: Mapping[str, Any] | None) -> dict[str, int]:
 
 
 def container_requests(container: Mapping[str, Any]) -> dict[str, int]:
+    """One container's (a dict's) effective requests: its requests, a limit standing in for a missing one."""
     res = container.get("resources") or {}
-    req = _units(res.get("requests"))
-    for name, v in _units(res.get("limits")).items():
-        req.setdefault(name, v)
-    return req
+    return _requests(res.get("requests"), res.get("limits"))
 
 
 def _add(into: dict[str, int], other: Mapping[str, int]) -> None:
@@ -54,24 +52,46 @@ def _max(into: dict[str, int], other: Mapping[str, int]) -> None:
             into[k] = v
 
 
-def _spec(pod: Any) -> Mapping[str, Any]:
-    """The pod's spec as a mapping (a Struct pod converts only its spec: nothing else is read)."""
+def _parts(pod: Any) -> tuple[list[tuple[Any, Any, Any]], list[tuple[Any, Any, Any]], Any]:
+    """The pod's containers and init containers as ``(restartPolicy, requests, limits)`` and its overhead:
+    the only fields the sums read. A Struct pod is read field by field (converting its whole spec to
+    dicts cost more than the sums: ~60% of a pod add's admission in the kubelet)."""
     if isinstance(pod, msgspec.Struct):
         spec = getattr(pod, "spec", None)
-        return msgspec.to_builtins(spec) if spec is not None else {}  # type: ignore[no-any-return]
-    return pod.get("spec") or {}  # type: ignore[no-any-return]
+        if spec is None:
+            return [], [], None
+
+        def typed(cs: Any) -> list[tuple[Any, Any, Any]]:
+            out = []
+            for c in cs or ():
+                res = c.resources
+                out.append((c.restart_policy, res.requests if res is not None else None,
+                            res.limits if res is not None else None))
+            return out
+
+        return typed(spec.containers), typed(spec.init_containers), spec.overhead
+    spec = pod.get("spec") or {}
+
+    def plain(cs: Any) -> list[tuple[Any, Any, Any]]:
+        out = []
+        for c in cs or ():
+            res = c.get("resources") or {}
+            out.append((c.get("restartPolicy"), res.get("requests"), res.get("limits")))
+        return out
+
+    return plain(spec.get("containers")), plain(spec.get("initContainers")), spec.get("overhead")
 
 
 def _aggregate(pod: Any, per_container: Any) -> dict[str, int]:
-    spec = _spec(pod)
+    containers, inits, overhead = _parts(pod)
     total: dict[str, int] = {}
-    for c in spec.get("containers") or ():
-        _add(total, per_container(c))
+    for _policy, requests, limits in containers:
+        _add(total, per_container(requests, limits))
     init_max: dict[str, int] = {}
     sidecars: dict[str, int] = {}
-    for c in spec.get("initContainers") or ():
-        r = per_container(c)
-        if c.get("restartPolicy") == "Always":
+    for policy, requests, limits in inits:
+        r = per_container(requests, limits)
+        if policy == "Always":
             _add(sidecars, r)
             _add(total, r)
             continue
@@ -80,17 +100,24 @@ def _aggregate(pod: Any, per_container: Any) -> dict[str, int]:
         _add(running, r)
         _max(init_max, running)
     _max(total, init_max)
-    overhead = spec.get("overhead")
     if overhead:
         _add(total, _units(overhead))
     return total
 
 
+def _requests(requests: Mapping[str, Any] | None, limits: Mapping[str, Any] | None) -> dict[str, int]:
+    req = _units(requests)
+    if limits:
+        for name, v in _units(limits).items():
+            req.setdefault(name, v)
+    return req
+
+
 def pod_requests(pod: Any) -> dict[str, int]:
     """Effective requests of a pod (``cpu`` in millicores)."""
-    return _aggregate(pod, container_requests)
+    return _aggregate(pod, _requests)
 
 
 def pod_limits(pod: Any) -> dict[str, int]:
     """Effective limits of a pod (``cpu`` in millicores); resources without a limit are absent."""
-    return _aggregate(pod, lambda c: _units((c.get("resources") or {}).get("limits")))
+    return _aggregate(pod, lambda _requests, limits: _units(limits))

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from kubelite.api.podresources import pod_limits, pod_requests
+from kubelite.api.types.core_v1 import Pod
+from kubelite.api.views import freeze, is_frozen
 
 
 def c(requests: dict[str, Any] | None = None, limits: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
@@ -32,8 +35,18 @@ def c(requests: dict[str, Any] | None = None, limits: dict[str, Any] | None = No
 )
 def test_pod_requests(spec: dict[str, Any], expected: dict[str, int]) -> None:
     assert pod_requests({"spec": spec}) == expected
+    # the typed Pod (what the kubelet's and the scheduler's informers hold, a frozen shared view) sums the same
+    typed = freeze(msgspec.convert({"spec": spec}, Pod))
+    assert is_frozen(typed)
+    assert pod_requests(typed) == expected
 
 
 def test_pod_limits_only_counts_limits() -> None:
     pod = {"spec": {"containers": [c({"cpu": "1"}, {"memory": "256Mi"}), c(limits={"memory": "256Mi"})]}}
     assert pod_limits(pod) == {"memory": 512 * 2**20}
+    assert pod_limits(msgspec.convert(pod, Pod)) == {"memory": 512 * 2**20}
+
+
+def test_a_typed_pod_without_spec_or_resources_requests_nothing() -> None:
+    assert pod_requests(Pod()) == {}
+    assert pod_requests(msgspec.convert({"spec": {"containers": [{"name": "x"}]}}, Pod)) == {}
