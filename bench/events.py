@@ -50,7 +50,10 @@ async def end_to_end(n: int, profile: bool) -> tuple[float, float]:
         await b.flush()
         if prof:
             prof.disable()
-            pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+            stats = pstats.Stats(prof)
+            stats.sort_stats("tottime").print_stats(25)
+            calls = sum(v[1] for v in stats.stats.values())  # type: ignore[attr-defined]
+            print(f"{calls / n:.1f} Python calls per Event write (cProfile's count)")
         c2 = time.process_time()
         return (c1 - c0) / n, (c2 - c1) / n
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from kubelite.apiserver.ssa.compare import all_fields
+from kubelite.apiserver.ssa.compare import STRIPPED_META, all_fields
 from kubelite.apiserver.ssa.fieldpath import FieldSet, pe_sort_key
 from kubelite.apiserver.ssa.managed_fields import (
     ManagerKey,
@@ -282,11 +282,6 @@ class CreateTemplates:
         ))
 
 
-# stripmeta.go's metadata fields: never anyone's (managed_fields._STRIP); on a create they are all leaves
-_STRIPPED_META = frozenset({"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
-                            "managedFields", "resourceVersion"})
-
-
 def managed_fields(
     t: Template, obj: dict[str, Any], schema: Schema | None, *, manager: str, api_version: str, now: str,
 ) -> list[dict[str, Any]]:
@@ -300,7 +295,7 @@ def managed_fields(
     keys, owners, finalizers), the manager and the apiVersion, so its encoding is remembered per template
     and shape and spliced (a ``msgspec.Raw``): per create the entry costs its six keys and the time."""
     assert t.fields is not None
-    kept = {k: v for k, v in obj["metadata"].items() if k not in _STRIPPED_META}
+    kept = {k: v for k, v in obj["metadata"].items() if k not in STRIPPED_META}
     shape = _shape(kept)
     mkey = (shape, manager, api_version) if shape is not None else None
     raw = t.managed.get(mkey) if mkey is not None else None

@@ -43,7 +43,7 @@ from kubelite.apiserver.ssa.fieldpath import (
 from kubelite.apiserver.ssa.fieldpath import node as trie_node
 from kubelite.memo import ENCODED_KEYS
 
-__all__ = ["all_fields", "compare", "created_fields", "to_field_set"]
+__all__ = ["STRIPPED_META", "all_fields", "compare", "created_fields", "to_field_set"]
 
 _ABSENT: Any = object()  # a missing field or list item, as opposed to an explicit null
 _MEMO_SIZE = 32  # remembered values per schema node
@@ -81,8 +81,9 @@ def all_fields(obj: Mapping[str, Any], schema: Schema | None) -> FieldSet:
 
 
 # stripmeta.go's paths (``managed_fields._STRIP``): the top-level leaves and metadata's own leaves nobody owns
+# (on a create they are all leaves: strings and an integer)
 _STRIPPED_TOP = frozenset({"apiVersion", "kind"})
-_STRIPPED_META = frozenset({"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
+STRIPPED_META = frozenset({"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
                             "managedFields", "resourceVersion"})
 
 
@@ -90,8 +91,8 @@ def created_fields(obj: Mapping[str, Any], schema: Schema | None, ignored: Field
     """The set a create's manager owns: ``all_fields(obj)`` less ``ignored`` (the strategy's reset fields,
     ``RecursiveDifference``) less stripmeta.go's paths (``Difference``), built in one walk that never
     builds what it would then remove (a pod's ``status`` is walked only for the errors it may raise, the
-    metadata's name and uid not at all), so nothing is built to be taken away again. Exactly that composition's result (``tests/apiserver/ssa/
-    test_created_fields.py``), in wire order; None when a stripped field holds a granular value (a
+    metadata's name and uid not at all). Exactly that composition's result, in wire order
+    (``tests/apiserver/ssa/test_fast_paths.py``); None when a stripped field holds a granular value (a
     malformed body: stripmeta keeps what is below a stripped member), for the caller to compose."""
     node = compile_node(schema)
     out: FieldSet = {}
@@ -123,7 +124,7 @@ def created_fields(obj: Mapping[str, Any], schema: Schema | None, ignored: Field
                 continue  # (a leaf: stripped)
             kept = {}
             for mk, mv in cv.items():
-                if mk in _STRIPPED_META:
+                if mk in STRIPPED_META:
                     if (type(mv) is dict or type(mv) is list) and mv:
                         return None
                 else:
