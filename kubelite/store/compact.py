@@ -55,11 +55,11 @@ def interned(m: dict[str, str]) -> dict[str, str]:
     :class:`~kubelite.api.views.FrozenDict`: any mutation raises), every string interned. The replicas of a
     template and the versions of one pod then hold one dict, and no string of the request body stays alive
     through it."""
-    items = tuple(m.items())
-    if all(type(v) is str for _, v in items):
-        return _label_set(items)
-    intern = sys.intern
-    return {intern(k): intern(v) if type(v) is str else v for k, v in items}
+    try:
+        return _label_set(tuple(m.items()))
+    except TypeError:  # (a value that is not a string: validation rejects it; kept as given)
+        intern = sys.intern
+        return {intern(k): intern(v) if type(v) is str else v for k, v in m.items()}
 
 
 # bound: distinct label sets among recently written versions (a template's replicas share one)
@@ -127,8 +127,7 @@ def _field_index(labels: tuple[str, ...]) -> dict[str, int]:
 def selectable(m: dict[str, str]) -> FieldSet:
     """A version's selectable fields as the store keeps them (:class:`FieldSet`), values interned (see
     :func:`interned`)."""
-    intern = sys.intern
-    return FieldSet(_field_index(tuple(m)), tuple([intern(v) for v in m.values()]))
+    return FieldSet(_field_index(tuple(m)), tuple(map(sys.intern, m.values())))
 
 
 class StoredObject:
