@@ -127,6 +127,21 @@ class Running:
             self.running.discard(cur.key)
 
 
+async def fill(cluster: Cluster, running: Running, made: int, index: int, target: int) -> tuple[int, int]:
+    """Create Deployments from ``index`` on until ``target`` pods are asked for, then wait until all are Running;
+    returns the pods made and the next Deployment's index."""
+    while made < target:
+        n = min(REPLICAS, target - made)
+        await cluster.client.create(deployment(index, n))
+        index += 1
+        made += n
+        if index % 20 == 0:
+            await cluster.settle()
+    while len(running.running) < made:
+        await cluster.advance(1)
+    return made, index
+
+
 async def run(pods: int, nodes: int, steps: list[int], trace: bool) -> None:
     load = os.getloadavg()[0]
     print(f"scale: {pods:,} pods (Deployments of {REPLICAS}) on {nodes:,} nodes; default cluster; load {load:.1f}")
@@ -152,15 +167,7 @@ async def run(pods: int, nodes: int, steps: list[int], trace: bool) -> None:
         prev = (0, 0.0, 0.0, base_rss)
         snaps: list[tuple[int, tracemalloc.Snapshot, dict[str, int]]] = []
         for target in steps:
-            while made < target:
-                n = min(REPLICAS, target - made)
-                await client.create(deployment(index, n))
-                index += 1
-                made += n
-                if index % 20 == 0:
-                    await cluster.settle()
-            while len(running.running) < made:
-                await cluster.advance(1)
+            made, index = await fill(cluster, running, made, index, target)
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             rss, _ = rss_kib()
             k = (made - prev[0]) / 1000

@@ -55,6 +55,7 @@ Guarantees:
 from __future__ import annotations
 
 import base64
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -95,6 +96,7 @@ _encode = msgspec.json.Encoder().encode
 #: name, so a typed round trip and a stored object agree)
 _encode_object = msgspec.json.Encoder(order="deterministic").encode
 _decode = msgspec.json.Decoder().decode
+_intern = sys.intern
 
 # Per-table event history kept for watch resumption and snapshot reads: at most this many events (the
 # watch cache's largest capacity upstream, 100 * 1024) and this many bytes of object JSON.
@@ -382,20 +384,21 @@ class Store:
     # --- writes ---
     def _stored(
         self, table: Table, obj: dict[str, Any], rv: int, spliced: dict[str, msgspec.Raw] | None = None,
+        key: str | None = None,
     ) -> StoredObject:
+        """The version ``obj`` written at ``rv``; ``key``: its key when the caller has it (the table's own key
+        string, so the table and every version of the object hold one copy)."""
         meta = obj["metadata"]
         meta["resourceVersion"] = str(rv)
-        ns = meta.get("namespace") or ""
+        ns = _intern(meta.get("namespace") or "")  # (one string per namespace for all its versions)
         name = meta["name"]
         labels = meta.get("labels")
-        fields = table.fields_fn(obj) if table.fields_fn is not None else None
-        trigger = fields.get(table.trigger_field) if (fields is not None and table.trigger_field) else None
-        if fields:
-            fields = selectable(fields)
+        computed = table.fields_fn(obj) if table.fields_fn is not None else None
+        trigger = computed.get(table.trigger_field) if (computed is not None and table.trigger_field) else None
         data = _encode_object(obj if spliced is None else {**obj, **spliced})
         return StoredObject(
-            object_key(ns, name), ns, name, rv, StoredBytes(data), interned(labels) if labels else None,
-            fields, trigger,
+            key or object_key(ns, name), ns, name, rv, StoredBytes(data), interned(labels) if labels else None,
+            selectable(computed) if computed else computed, trigger,
         )
 
     def create(self, table: Table, obj: dict[str, Any], *, spliced: dict[str, msgspec.Raw] | None = None) -> StoredObject:
@@ -409,7 +412,7 @@ class Store:
         if key in table.objects:
             raise AlreadyExists.for_object(table.group, table.plural, meta["name"])
         rv = self.revision + 1
-        stored = self._stored(table, obj, rv, spliced)
+        stored = self._stored(table, obj, rv, spliced, key)
         self.revision = rv
         table.objects[key] = stored
         if table.at_rest:  # (whatever its size: Events are ~1 KiB, a tenth of that deflated in a batch)
@@ -430,7 +433,7 @@ class Store:
                 "the object has been modified; please apply your changes to the latest version and try again",
             )
         rv = self.revision + 1
-        stored = self._stored(table, obj, rv)
+        stored = self._stored(table, obj, rv, key=old.key)
         # a version whose labels or selectable fields did not change shares them with the one before
         if stored.labels is not None and stored.labels == old.labels:
             stored.labels = old.labels
@@ -459,7 +462,7 @@ class Store:
                 "the object has been modified; please apply your changes to the latest version and try again",
             )
         rv = self.revision + 1
-        final = self._stored(table, old.decode(), rv)
+        final = self._stored(table, old.decode(), rv, key=old.key)
         self.revision = rv
         del table.objects[key]
         if type(old) is not CompactObject:
