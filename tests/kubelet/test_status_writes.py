@@ -115,3 +115,44 @@ async def test_an_unread_status_patch_writes_and_fails_as_a_read_one(status: dic
     else:
         assert unread[0] == read[0] == ("error", error)
     assert bool(read[2]) == ("bogus" in status)
+
+
+#: the probes of the hour bench (bench/kubelet.py): liveness and readiness every 10 s
+_PROBE = {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 10}
+
+
+@pytest.mark.parametrize(("image", "profile", "window", "writes"), [
+    # the process exits 1 at 600 s: the first restart is immediate (no backoff yet, as upstream's kubelet), so
+    # the terminated lastState and the restarted container go out in one write; readiness follows at the next
+    # probe after readyAfter
+    ("flaky:1", ImageProfile(ready_after=5, crash_after=600), (590, 700),
+     [["conditions", "containerStatuses"], ["conditions", "containerStatuses"]]),
+    # the process hangs at 1,200 s: readiness fails first (not ready), liveness kills it after
+    # failureThreshold (3) failures and it restarts (the restart's write keeps the conditions: still not
+    # ready), then ready again
+    ("hangs:1", ImageProfile(ready_after=5, hang_after=1200), (1190, 1300),
+     [["conditions", "containerStatuses"], ["containerStatuses"], ["conditions", "containerStatuses"]]),
+], ids=["crash-restart", "liveness-kill"])
+async def test_a_restart_writes_once_per_change_as_upstreams_status_manager(
+        bare: Cluster, image: str, profile: ImageProfile, window: tuple[float, float], writes: list[list[str]]) -> None:
+    """upstream's status manager (``status_manager.go`` ``updateStatusInternal`` + ``syncBatch``) writes a pod
+    whenever its status changed since the last write, all of one sync's changes together: a restart is the
+    restart's write and the ready write, nothing while the pod runs unchanged (its probes succeed silently)."""
+    rec = RecordingClient(bare.client)
+    reg = ImageRegistry()
+    reg.add(image, profile)
+    k = Kubelet(cast(Client, rec), node_name="solo", clock=bare.clock, rng=bare.rng, registry=reg,
+                pod_cidr="10.244.9.0/24", preload=(image,))
+    bare.start_soon(k.run)
+    await bare.advance(1)
+    await bare.client.create(_pod("p", image, livenessProbe=_PROBE, readinessProbe=_PROBE))
+    await bare.advance(window[0])
+    assert [sorted(s) for _, s in rec.status_patches] == [
+        ["conditions", "containerStatuses", "hostIP", "hostIPs", "phase", "podIP", "podIPs", "startTime"],
+        ["conditions", "containerStatuses"]]  # Running, then ready; nothing more while it runs unchanged
+    rec.status_patches.clear()
+    await bare.advance(window[1] - window[0])
+    assert [sorted(s) for _, s in rec.status_patches] == writes
+    p = await bare.client.get("pods", "p", namespace="default")
+    cs = p["status"]["containerStatuses"][0]
+    assert cs["restartCount"] == 1 and cs["ready"] and "terminated" in cs["lastState"]
