@@ -1,12 +1,14 @@
 """HTTP benchmark (issue #11): the REST API over loopback, with in-run floors.
 
-    python bench/http.py [--seconds 2] [--pods 1000] [--events 5000]
+    python bench/http.py [--seconds 2] [--pods 1000] [--events 5000] [--accept HEADER]
 
 - GET of one object and LIST of ``--pods`` pods: requests over keep-alive loopback connections from a load
   generator in another process (so the server has one core to itself), per wall second and per CPU-second
   of the server's process (the "one core" figure, robust to a shared machine). The floor is a plain ASGI
   hello-world on the very server setup ``serve`` uses (:func:`kubelite.http.server.uvicorn_server`),
-  measured the same way in the same run.
+  measured the same way in the same run. ``--accept`` sends that ``Accept`` header with every GET (client-go's
+  typed clients send ``application/vnd.kubernetes.protobuf,application/json``, kubectl a Table list; the
+  default sends none, as the figures before stop 23 did).
 - Watch: events delivered to 10 HTTP watchers (another process, chunked JSON lines, counted), replayed from
   the watch cache (the HTTP watch path alone) and live (while the server's process writes them).
 - kopf: wall time of a kopf operator test from process start (a fresh interpreter: imports, cluster start,
@@ -29,7 +31,9 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 import argparse
 import asyncio
+import cProfile
 import os
+import pstats
 import subprocess
 import tempfile
 import textwrap
@@ -72,7 +76,7 @@ LOADGEN = textwrap.dedent('''
                 del self.buf[:self.need]
                 self.need = None
                 self.counter[0] += 1
-                if time.perf_counter() >= self.deadline:
+                if time.perf_counter() >= self.deadline or 0 < LIMIT <= self.counter[0]:
                     self.transport.close()
                     if not self.done.done():
                         self.done.set_result(None)
@@ -82,9 +86,10 @@ LOADGEN = textwrap.dedent('''
             if not self.done.done():
                 self.done.set_result(None)
 
-    async def main(port, path, seconds, conns, token):
+    async def main(port, path, seconds, conns, token, accept):
         loop = asyncio.get_running_loop()
-        request = f"GET {path} HTTP/1.1\\r\\nHost: b\\r\\nAuthorization: Bearer {token}\\r\\n\\r\\n".encode()
+        extra = f"Accept: {accept}\\r\\n" if accept else ""
+        request = f"GET {path} HTTP/1.1\\r\\nHost: b\\r\\nAuthorization: Bearer {token}\\r\\n{extra}\\r\\n".encode()
         counter, done = [0], []
         t0 = time.perf_counter()
         for _ in range(conns):
@@ -93,7 +98,9 @@ LOADGEN = textwrap.dedent('''
         await asyncio.gather(*done)
         print(counter[0], time.perf_counter() - t0)
 
-    asyncio.run(main(int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]))
+    LIMIT = int(sys.argv[7]) if len(sys.argv) > 7 else 0  # stop after this many responses (0: none)
+    asyncio.run(main(int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5],
+                     sys.argv[6] if len(sys.argv) > 6 else ""))
 ''')
 
 
@@ -112,9 +119,9 @@ class Rate:
         return self.count / self.cpu
 
 
-async def _rate(port: int, path: str, seconds: float, conns: int = 8) -> Rate:
+async def _rate(port: int, path: str, seconds: float, conns: int = 8, accept: str = "", limit: int = 0) -> Rate:
     proc = await asyncio.create_subprocess_exec(sys.executable, "-c", LOADGEN, str(port), path, str(seconds),
-                                                str(conns), TOKEN, stdout=subprocess.PIPE)
+                                                str(conns), TOKEN, accept, str(limit), stdout=subprocess.PIPE)
     cpu0 = time.process_time()
     out, _ = await proc.communicate()
     cpu = time.process_time() - cpu0
@@ -122,7 +129,7 @@ async def _rate(port: int, path: str, seconds: float, conns: int = 8) -> Rate:
     return Rate(int(count), float(wall), cpu)
 
 
-async def hello_floor(seconds: float) -> Rate:
+async def hello_floor(seconds: float, accept: str = "") -> Rate:
     """A plain ASGI hello-world on the very server setup kubelite serves with (the floor)."""
     import socket
 
@@ -143,13 +150,14 @@ async def hello_floor(seconds: float) -> Rate:
     while not server.started:  # noqa: ASYNC110 - uvicorn offers no startup event
         await asyncio.sleep(0.01)
     try:
-        return await _rate(sock.getsockname()[1], "/", seconds)
+        return await _rate(sock.getsockname()[1], "/", seconds, accept=accept)
     finally:
         server.stop()
         await task
 
 
-async def api_rates(seconds: float, pods: int) -> dict[str, Rate]:
+async def api_rates(seconds: float, pods: int, accept: str = "") -> tuple[dict[str, Rate], float]:
+    """GET and LIST rates, and the server's Python calls per GET (cProfile's count: load-independent)."""
     async with kubelite.Cluster(seed=1, controllers=False, scheduler=False, network=False,
                                 virtual_time=False) as cluster:
         c = cluster.client
@@ -158,9 +166,16 @@ async def api_rates(seconds: float, pods: int) -> dict[str, Rate]:
             await c.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i:04d}", "labels": {"i": "x"}},
                             "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}})
         async with serve(cluster, token=TOKEN) as url:
-            get = await _rate(url.port, "/api/v1/namespaces/default/configmaps/one", seconds)
+            get = await _rate(url.port, "/api/v1/namespaces/default/configmaps/one", seconds, accept=accept)
             lst = await _rate(url.port, "/api/v1/namespaces/default/pods", seconds, conns=2)
-    return {"get": get, "list": lst}
+            # the load-independent figure: the server's Python calls per GET (cProfile's count, not its times)
+            prof = cProfile.Profile()
+            prof.enable()
+            # (a fixed number of GETs, so the load generator's start, the same in every run, weighs the same)
+            profiled = await _rate(url.port, "/api/v1/namespaces/default/configmaps/one", 60.0, accept=accept,
+                                   limit=3000)
+            prof.disable()
+    return {"get": get, "list": lst}, pstats.Stats(prof).total_calls / max(profiled.count, 1)
 
 
 #: Watch clients: a separate process with ``n`` connections, each watching until it has counted ``events``
@@ -275,6 +290,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--pods", type=int, default=1000)
     ap.add_argument("--events", type=int, default=5000)
+    ap.add_argument("--accept", default="", help="the Accept header every GET sends (default: none)")
     ap.add_argument("--only", choices=("get", "watch", "kopf"), action="append",
                     help="run only these parts (repeatable; default: all)")
     args = ap.parse_args()
@@ -282,12 +298,14 @@ def main() -> None:
     load0 = os.getloadavg()[0]
     out: list[str] = []
     if "get" in parts:
-        floor = asyncio.run(hello_floor(args.seconds))
-        rates = asyncio.run(api_rates(args.seconds, args.pods))
+        floor = asyncio.run(hello_floor(args.seconds, args.accept))
+        rates, calls = asyncio.run(api_rates(args.seconds, args.pods, args.accept))
         get, lst = rates["get"], rates["list"]
         out.append(f"ASGI hello-world floor (same server)     {floor.per_s:10,.0f}   {floor.per_cpu_s:10,.0f} req")
         out.append(f"GET one ConfigMap                        {get.per_s:10,.0f}   {get.per_cpu_s:10,.0f} req   "
                    f"({get.per_cpu_s / floor.per_cpu_s:.2f}x the floor per CPU-s)")
+        out.append(f"  server-side Python calls per GET (cProfile count, load-independent) {calls:6.0f}"
+                   + (f"  (Accept: {args.accept})" if args.accept else "  (no Accept header)"))
         out.append(f"LIST {args.pods} pods                           {lst.per_s:10,.1f}   {lst.per_cpu_s:10,.1f} req   "
                    f"({lst.per_cpu_s * args.pods:,.0f} pods per CPU-s)")
     if "watch" in parts:

@@ -181,7 +181,7 @@ def load(srcs: list[Source]) -> tuple[dict[str, list[tuple[int, str, str, str]]]
                     if number not in tags and full not in SPECIAL and msg not in nullable and pkg != "runtime":
                         untagged.add(full)  # an error only if a served kind reaches it (see render)
                     flags = {"optional": "", "required": "", "repeated": "r", "map": "m"}[label]
-                    flags += "z" if keep and label not in ("repeated", "map") else ""
+                    flags += "z" if keep else ""  # a slice or map without omitempty keeps [] / {} (api/omitempty.py)
                     flags += "i" if inline else ""
                     rows.append((number, jname, ftype, flags))
                 messages[full] = rows
@@ -252,7 +252,8 @@ def render(messages: dict[str, list[tuple[int, str, str, str]]], lists: set[str]
         "",
         "MESSAGES: message -> ((number, JSON name, type, flags), ...); a type is a scalar (string, bytes, bool,",
         "int32, int64, ...) or a message name; flags: r repeated, m map<string, type>, z keep a zero value (the",
-        "Go field is a pointer or has no omitempty), i inlined into the parent's JSON (an embedded Go struct).",
+        "Go field is a pointer or has no omitempty; on a slice or map: no omitempty, so [] and {} are kept), i",
+        "inlined into the parent's JSON (an embedded Go struct).",
         "KINDS: (apiVersion, kind) -> message. LISTS: wrapper messages whose JSON is the bare list of ``items``.",
         '"""',
         "",

@@ -28,6 +28,7 @@ from typing import Any
 
 import msgspec
 
+from kubelite.api.omitempty import omit_empty, omit_empty_message
 from kubelite.api.quantity_fields import QuantityError, canonicalize_quantities
 from kubelite.api.resources import ResourceInfo
 from kubelite.api.schema import builtin_schemas
@@ -102,8 +103,12 @@ def decode_changed(info: ResourceInfo, obj: Any, live: dict[str, Any], subresour
     try:
         partial = {k: v for k, v in obj.items() if k != "metadata"}
         out = _round_trip(info.struct, {**partial, "metadata": {}}, live)
-        out["metadata"] = _round_trip(meta_struct, meta, live_meta)
+        out["metadata"] = omit_empty_message(_round_trip(meta_struct, meta, live_meta), "meta.v1.ObjectMeta")
         changed = {k: v for k, v in out.items() if k != "metadata" and v is not live.get(k, _ABSENT)}
+        if changed:  # Go's omitempty on what the patch changed (the rest is live's, stored so already)
+            omit_empty(changed, info.api_version, info.kind)
+            for k in [k for k in out if k != "metadata" and k not in changed and out[k] is not live.get(k, _ABSENT)]:
+                del out[k]
         schema = builtin_schemas().get(info.schema_ref) if info.schema_ref else None
         if schema is not None and changed:
             canonicalize_quantities(changed, schema)  # in place: the values are out's own

@@ -8,7 +8,9 @@
 - :class:`Decoder` is upstream's decoding step: the body must be an object of the endpoint's kind and
   version; types and unknown fields are checked as the Go decoder and ``fieldValidation`` (Strict / Warn /
   Ignore) handle them. For built-in kinds the result is the typed round trip, so explicit nulls read as
-  absent exactly as they do after upstream decodes into Go structs.
+  absent exactly as they do after upstream decodes into Go structs, and the zero values Go's JSON encoder
+  omits (``omitempty``: ``finalizers: []``, ``labels: {}``, ``globalDefault: false``) are dropped
+  (:mod:`kubelite.api.omitempty`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import msgspec
 
 from kubelite.api import jsonsafe
+from kubelite.api.omitempty import omit_empty, omit_empty_message
 from kubelite.api.quantity_fields import QuantityError, canonicalize_quantities
 from kubelite.api.resources import ResourceInfo, SubresourceInfo
 from kubelite.api.schema import Schema, builtin_schemas
@@ -169,7 +172,7 @@ class Decoder:
         return self._builtin_out(info, typed)
 
     def _builtin_out(self, info: ResourceInfo, typed: Any) -> dict[str, Any]:
-        out: dict[str, Any] = msgspec.to_builtins(typed)
+        out: dict[str, Any] = omit_empty(msgspec.to_builtins(typed), info.api_version, info.kind)
         out = canonical_quantities(info, out)
         if not info.storage_version and self.scheme.normalizes(info):
             out = self.scheme.to_storage(info, out, info.version)
@@ -202,7 +205,7 @@ class Decoder:
             out: dict[str, Any] = msgspec.to_builtins(msgspec.convert(part, info.struct))
         except (msgspec.ValidationError, UnicodeEncodeError):
             return None
-        out.setdefault("metadata", {})
+        omit_empty_message(out.setdefault("metadata", {}), "meta.v1.ObjectMeta")
         return out
 
     def decode_subresource(self, sub: SubresourceInfo, body: Any, warnings: list[str]) -> dict[str, Any]:
@@ -224,7 +227,7 @@ class Decoder:
         schema_ref = sub.schema_ref
         typed = self._typed(sub.struct, sub.kind, sub.version, lambda: builtin_schemas().get(schema_ref),
                             body, "Warn", warnings)
-        out: dict[str, Any] = msgspec.to_builtins(typed)
+        out: dict[str, Any] = omit_empty(msgspec.to_builtins(typed), sub.api_version, sub.kind)
         out.setdefault("metadata", {})
         return out
 

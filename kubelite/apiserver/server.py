@@ -39,6 +39,7 @@ from typing import Any
 
 import msgspec
 
+from kubelite.api.omitempty import omit_empty
 from kubelite.api.resources import Registry, ResourceInfo
 from kubelite.api.schema import Schema
 from kubelite.apiserver.admission import AdmissionChain
@@ -449,8 +450,9 @@ class ApiServer:
     # --- housekeeping ---
     def seed(self, info: ResourceInfo, obj: dict[str, Any]) -> None:
         """Store a bootstrap object as is (the cluster's built-in RBAC policy and priority classes, which
-        kube-apiserver's post-start hooks create) and run its strategy's after-write hook."""
-        self.store.create(self.tables.table(info), obj)
+        kube-apiserver's post-start hooks create) and run its strategy's after-write hook. Stored as Go's JSON
+        prints it (``omitempty``: the core group's APIService has no ``spec.group``)."""
+        self.store.create(self.tables.table(info), omit_empty(obj, info.api_version, info.kind))
         self.strategies.for_resource(info).after_write(obj, None)
 
     def local_apiservices(self) -> tuple[dict[str, Any], ...]:

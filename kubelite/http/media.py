@@ -20,6 +20,7 @@ from __future__ import annotations
 import msgspec
 
 from kubelite.api import protobuf
+from kubelite.memo import memoize
 
 __all__ = ["PROTOBUF", "PROTOBUF_WATCH", "SERVED", "response_media", "to_protobuf", "watch_frame"]
 
@@ -32,8 +33,11 @@ _JSON_LIKE = frozenset({"application/json", "application/*", "*/*", "application
 _decode = msgspec.json.Decoder().decode
 
 
+# bound: one entry per distinct Accept header (a client sends the same one every time: kubectl's, client-go's)
+@memoize("http.media.response_media", maxsize=256)
 def response_media(accept: str) -> str | None:
-    """``"json"``, ``"protobuf"`` or ``None`` (nothing kubelite serves is acceptable); see the module docstring."""
+    """``"json"``, ``"protobuf"`` or ``None`` (nothing kubelite serves is acceptable); see the module docstring.
+    Memoized: a GET's negotiation is one lookup of its header."""
     if not accept.strip():
         return "json"
     protobuf_ok = False

@@ -6,8 +6,9 @@ the controllers and kubelets wrote (managedFields' FieldsV1, Times and MicroTime
 ControllerRevisions' RawExtension, Secret bytes); plus the kinds that are never stored (reviews, Binding,
 Eviction, Scale, DeleteOptions, Status, lists).
 
-What a round trip may lose, and only that: a zero value of a field Go's JSON omits (kubelite stores a few:
-``finalizers: []``, a Subject's ``apiGroup: ""``), which a Go client would not see either, and a nested
+What a round trip may lose, and only that: an empty list or map of a field Go's JSON keeps (a nil slice on
+the wire; kubelite stores none of the zeros Go's JSON omits, ``test_stored_objects_hold_no_zero_go_omits``),
+which a Go client would not see either, and a nested
 object's ``apiVersion``/``kind`` (Go's TypeMeta has no protobuf field). A number written for a Quantity (in a
 manifest's ``limits: {cpu: 1}``) comes back as its string, as Quantity's JSON always is upstream.
 """
@@ -15,6 +16,7 @@ manifest's ``limits: {cpu: 1}``) comes back as its string, as Quantity's JSON al
 from __future__ import annotations
 
 import base64
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ import yaml
 
 import kubelite
 from kubelite.api import protobuf
+from kubelite.api.omitempty import omit_empty
 from kubelite.api.protobuf import decode, encode
 from kubelite.api.protobuf_tables import KINDS, LISTS, MESSAGES
 from kubelite.api.resources import BUILTIN
@@ -240,7 +243,17 @@ def _storable() -> set[tuple[str, str]]:
     return {(i.api_version, i.kind) for i in BUILTIN if "create" in i.verbs and "get" in i.verbs}
 
 
+_STORED: list[dict[str, Any]] = []
+
+
 async def _stored_objects() -> list[dict[str, Any]]:
+    """The live objects (built once per process: two tests read them; each gets its own copies)."""
+    if not _STORED:
+        _STORED.extend(await _make_stored_objects())
+    return copy.deepcopy(_STORED)
+
+
+async def _make_stored_objects() -> list[dict[str, Any]]:
     async with kubelite.Cluster(seed=7, nodes=2) as c:
         docs = [d for f in sorted(MANIFESTS.glob("*.yaml")) if f.name not in ("crd.yaml", "node.yaml")
                 for d in yaml.safe_load_all(f.read_text()) if d]
@@ -272,6 +285,30 @@ async def test_every_stored_object_round_trips(monkeypatch: pytest.MonkeyPatch) 
     assert _storable() - covered == set()  # every stored kind was round-tripped, each from a live object
     assert seen_special == {"meta.v1.Time", "meta.v1.MicroTime", "resource.Quantity", "intstr.IntOrString",
                             "runtime.RawExtension", "meta.v1.FieldsV1", "apiextensions.v1.JSON"}
+
+
+def _dropped(original: Any, pruned: Any, path: str = "") -> list[str]:
+    """The paths of ``original`` that ``pruned`` (its :func:`omit_empty` copy) lacks."""
+    if isinstance(original, dict):
+        return [x for k, v in original.items()
+                for x in ([f"{path}.{k}={v!r}"] if k not in pruned else _dropped(v, pruned[k], f"{path}.{k}"))]
+    if isinstance(original, list):
+        return [x for i, (a, b) in enumerate(zip(original, pruned)) for x in _dropped(a, b, f"{path}[{i}]")]
+    return []
+
+
+def test_dropped_reports_a_drop() -> None:
+    assert _dropped({"a": {"b": [], "c": 1}, "d": [{"e": ""}]}, {"a": {"c": 1}, "d": [{}]}) == [".a.b=[]", ".d[0].e=''"]
+
+
+async def test_stored_objects_hold_no_zero_go_omits() -> None:
+    # every object of every stored kind, as the apiserver stored it after users, controllers, the scheduler and
+    # kubelets wrote it, is what Go's encoder prints: no omitempty field at its zero (kubelite.api.omitempty)
+    objects = await _stored_objects()
+    problems = {f"{o['kind']}/{o['metadata'].get('name')}": _dropped(o, omit_empty(copy.deepcopy(o)))
+                for o in objects}
+    assert {k: v for k, v in problems.items() if v} == {}
+    assert _storable() - {(o["apiVersion"], o["kind"]) for o in objects} == set()
 
 
 @pytest.mark.parametrize("obj", UNSTORED, ids=[o["kind"] for o in UNSTORED])

@@ -51,14 +51,12 @@ def default_storage_class(obj: Obj) -> None:
 
 
 def _default_subjects(obj: Obj) -> None:
-    """``rbac/v1.SetDefaults_Subject``: User and Group subjects live in the RBAC group."""
+    """``rbac/v1.SetDefaults_Subject``: User and Group subjects live in the RBAC group. (A ServiceAccount's
+    is set to "", Go's zero, which Subject's ``apiGroup,omitempty`` never prints: nothing to set here.)"""
     subjects = obj.get("subjects")
     for subject in subjects if isinstance(subjects, list) else []:
-        if isinstance(subject, dict) and not subject.get("apiGroup"):
-            if subject.get("kind") in ("User", "Group"):
-                subject["apiGroup"] = _RBAC_GROUP
-            elif subject.get("kind") == "ServiceAccount":
-                subject["apiGroup"] = ""
+        if isinstance(subject, dict) and not subject.get("apiGroup") and subject.get("kind") in ("User", "Group"):
+            subject["apiGroup"] = _RBAC_GROUP
 
 
 def _default_role_ref(obj: Obj) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubelite.api.omitempty import omit_empty
 from kubelite.api.resources import ResourceInfo
 from kubelite.api.schema import Schema, builtin_schemas
 from kubelite.apiserver.delta import decode_changed
@@ -172,7 +173,7 @@ async def _apply(
             ignored_fields=strategy.reset_fields(),
         )
         merged.setdefault("metadata", {})["name"] = name
-        merged = canonical_quantities(served, merged)
+        merged = omit_empty(canonical_quantities(served, merged), served.api_version, served.kind)  # Go's omitempty
         return merged if not version else scheme.to_storage(info, merged, version)
 
     create = strategy if isinstance(strategy, Strategy) else None  # apply creates only the resource itself

@@ -48,7 +48,9 @@ class CertificateSigningRequestStrategy(Strategy):
 
     # --- create ---
     def initial_status(self, obj: dict[str, Any]) -> dict[str, Any] | None:
-        return {"conditions": []}
+        # upstream's PrepareForCreate: an empty status with an empty (non-nil) Conditions slice, which
+        # ``conditions,omitempty`` never prints: users cannot create pre-approved requests
+        return {}
 
     def prepare_for_create_as(self, obj: dict[str, Any], user: UserInfo) -> None:
         spec = obj.setdefault("spec", {})

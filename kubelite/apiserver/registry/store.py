@@ -237,7 +237,9 @@ class GenericStore:
             if w.dry_run:
                 if self.store.get(table, namespace, obj["metadata"]["name"]) is not None:
                     raise AlreadyExists.for_object(info.group, info.plural, obj["metadata"]["name"])
-                obj["metadata"]["resourceVersion"] = ""
+                # nothing was stored, so no resourceVersion (upstream's dry-run Create copies the object as
+                # it stands: an empty resourceVersion, which ObjectMeta's omitempty leaves out)
+                obj["metadata"].pop("resourceVersion", None)
                 _rollback(allocation)
                 return _encode(obj)
             # a hit writes the template's recorded encodings of its spec and status (registry/templates.py)

@@ -183,7 +183,7 @@ CASES: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
                                                               {"kind": "ServiceAccount", "name": "s"}]},
      {"roleRef": {"kind": "Role", "name": "r", "apiGroup": "rbac.authorization.k8s.io"},
       "subjects": [{"kind": "User", "name": "u", "apiGroup": "rbac.authorization.k8s.io"},
-                   {"kind": "ServiceAccount", "name": "s", "apiGroup": ""}]}),
+                   {"kind": "ServiceAccount", "name": "s"}]}),  # SetDefaults_Subject's "" is Go's zero: omitempty
     ("clusterrolebinding", "rbac.authorization.k8s.io", "ClusterRoleBinding",
      {"roleRef": {"kind": "ClusterRole", "name": "r"}, "subjects": [{"kind": "Group", "name": "g"}]},
      {"roleRef": {"kind": "ClusterRole", "name": "r", "apiGroup": "rbac.authorization.k8s.io"},
