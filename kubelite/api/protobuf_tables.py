@@ -229,7 +229,7 @@ MESSAGES: dict[str, tuple[tuple[int, str, str, str], ...]] = {
     'authentication.v1.TokenRequest': ((1, 'metadata', 'meta.v1.ObjectMeta', ''),
         (2, 'spec', 'authentication.v1.TokenRequestSpec', 'z'),
         (3, 'status', 'authentication.v1.TokenRequestStatus', '')),
-    'authentication.v1.TokenRequestSpec': ((1, 'audiences', 'string', 'r'), (4, 'expirationSeconds', 'int64', 'z'),
+    'authentication.v1.TokenRequestSpec': ((1, 'audiences', 'string', 'rz'), (4, 'expirationSeconds', 'int64', 'z'),
         (3, 'boundObjectRef', 'authentication.v1.BoundObjectReference', 'z'),
         (5, 'attestations', 'authentication.v1.AttestationValue', 'm')),
     'authentication.v1.TokenRequestStatus': ((1, 'token', 'string', 'z'),
