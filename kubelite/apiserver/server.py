@@ -67,6 +67,7 @@ from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.handlers.get import bookmark_fn
 from kubelite.apiserver.handlers.patch import PATCH_TYPES
 from kubelite.apiserver.ipallocator import ServiceIPAllocator
+from kubelite.apiserver.kubernetes_service import KubernetesServiceController
 from kubelite.apiserver.pipeline import Authorizer, Decoder
 from kubelite.apiserver.registry.apiregistration import APIServiceStrategy, local_apiservices
 from kubelite.apiserver.registry.certificates import CertificateSigningRequestStrategy
@@ -180,6 +181,8 @@ class ApiServer:
         # the service REST storage's ClusterIP and NodePort allocators (pkg/registry/core/service)
         self.service_ips = ServiceIPAllocator(rng=rng)
         self.strategies = StrategySet(crs=self.crs, rbac=self.rbac, service_ips=self.service_ips)
+        # the bootstrap controller keeping default/kubernetes and its endpoints (run by the cluster)
+        self.kubernetes_service = KubernetesServiceController(self, clock=clock)
         # conversions of the built-in kinds served in more than their storage version
         self.scheme = builtin_scheme()
         # --event-ttl: Events expire one TTL after their last write (etcd leases)

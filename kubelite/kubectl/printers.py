@@ -32,13 +32,13 @@ CLUSTER_SCOPED = frozenset({"nodes", "namespaces", "persistentvolumes"})
 #: resource -> Kind
 KINDS: dict[str, str] = {
     "pods": "Pod", "nodes": "Node", "namespaces": "Namespace", "services": "Service",
-    "endpointslices": "EndpointSlice", "events": "Event", "persistentvolumeclaims": "PersistentVolumeClaim",
+    "endpointslices": "EndpointSlice", "endpoints": "Endpoints", "events": "Event", "persistentvolumeclaims": "PersistentVolumeClaim",
     "persistentvolumes": "PersistentVolume", "configmaps": "ConfigMap", "secrets": "Secret",
     "deployments": "Deployment", "replicasets": "ReplicaSet", "statefulsets": "StatefulSet",
     "daemonsets": "DaemonSet", "jobs": "Job", "cronjobs": "CronJob",
     "horizontalpodautoscalers": "HorizontalPodAutoscaler", "poddisruptionbudgets": "PodDisruptionBudget",
 }
-_SHORT = {"po": "pods", "no": "nodes", "ns": "namespaces", "svc": "services", "ev": "events",
+_SHORT = {"po": "pods", "no": "nodes", "ns": "namespaces", "svc": "services", "ev": "events", "ep": "endpoints",
           "pvc": "persistentvolumeclaims", "pv": "persistentvolumes", "cm": "configmaps", "deploy": "deployments",
           "rs": "replicasets", "sts": "statefulsets", "ds": "daemonsets", "cj": "cronjobs",
           "hpa": "horizontalpodautoscalers", "pdb": "poddisruptionbudgets"}
