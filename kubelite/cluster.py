@@ -348,6 +348,9 @@ class Cluster:
             self.start_soon(self._every, COMPACTION_INTERVAL, self._compact_tick, name="compaction")
             self.start_soon(self._every, BOOKMARK_INTERVAL, self.apiserver.send_bookmarks, name="bookmarks")
             self.start_soon(self.apiserver.kubernetes_service.run, name="kubernetes-service")
+            self.apiserver.component_probes.update({
+                "scheduler": lambda: self.scheduler is not None,
+                "controller-manager": lambda: self.controller_manager is not None})
             await self._start_components()
         except BaseException:
             await self.__aexit__(None, None, None)

@@ -1,7 +1,7 @@
 """``kubectl get`` rows for core, discovery, storage and config kinds.
 
 Each function follows the same-named ``print*`` in ``pkg/printers/internalversion/printers.go``:
-``printPod``, ``printNode``, ``printNamespace``, ``printService``, ``printEndpoints``, ``printEndpointSlice``, ``printEvent``,
+``printPod``, ``printNode``, ``printNamespace``, ``printService``, ``printEndpoints``, ``printEndpointSlice``, ``printComponentStatus``, ``printEvent``,
 ``printPersistentVolumeClaim``, ``printPersistentVolume``, ``printConfigMap``, ``printSecret``. A row
 function takes the object (a dict as the API returns it), the virtual ``now`` and ``wide`` and returns the
 cells; it never mutates the object.
@@ -141,6 +141,17 @@ def endpoints_row(e: Obj, now: float, wide: bool) -> list[str]:
     return [str(_meta(e).get("name", "")), f"{cell} + {count - 3} more..." if more else cell, _age(e, now)]
 
 
+def componentstatus_row(c: Obj, now: float, wide: bool) -> list[str]:
+    """``printComponentStatus``: the Healthy condition's status, message and error."""
+    status, message, error = "Unknown", "", ""
+    for cond in c.get("conditions") or ():
+        if cond.get("type") == "Healthy":
+            status = "Healthy" if cond.get("status") == "True" else "Unhealthy"
+            message, error = str(cond.get("message") or ""), str(cond.get("error") or "")
+            break
+    return [str(_meta(c).get("name", "")), status, message, error]
+
+
 def event_target(e: Obj) -> str:
     io = e.get("involvedObject") or e.get("regarding") or {}
     kind = str(io.get("kind", "")).lower()
@@ -239,6 +250,7 @@ ROWS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Any]] = {
     "services": (("NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"), ("SELECTOR",), service_row),
     "endpointslices": (("NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"), (), endpointslice_row),
     "endpoints": (("NAME", "ENDPOINTS", "AGE"), (), endpoints_row),
+    "componentstatuses": (("NAME", "STATUS", "MESSAGE", "ERROR"), (), componentstatus_row),
     "events": (("LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"), (), event_row),
     "persistentvolumeclaims": (("NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS MODES", "STORAGECLASS",
                                 "VOLUMEATTRIBUTESCLASS", "AGE"), ("VOLUMEMODE",), pvc_row),
