@@ -17,7 +17,8 @@ Contract:
   ports still lists the address). The subsets are repacked: addresses offering the same ports share a subset,
   sorted by IP (upstream sorts ports and subsets by hash; here by name/port and by first address, both
   deterministic).
-- Labels are the Service's, plus ``service.kubernetes.io/headless`` for a Service without a ClusterIP.
+- Labels are the Service's, plus ``endpoints.kubernetes.io/managed-by: endpoint-controller`` (1.33+) and
+  ``service.kubernetes.io/headless`` for a Service without a ClusterIP.
   ``endpoints.kubernetes.io/last-change-trigger-time`` is the earliest pod Ready transition or Service creation
   that changed since the previous sync (absent on a Service's first sync after a start). More than 1,000
   addresses are truncated to 1,000, ready ones first, with ``endpoints.kubernetes.io/over-capacity: truncated``.
@@ -47,7 +48,7 @@ from kubelite.controllers.reconcile import Request, Result
 from kubelite.errors import ApiError, Conflict, NotFound
 from kubelite.informer import Lister
 
-__all__ = ["LAST_CHANGE_TRIGGER_TIME", "MAX_CAPACITY", "NAME", "OVER_CAPACITY", "EndpointsController",
+__all__ = ["CONTROLLER_NAME", "LAST_CHANGE_TRIGGER_TIME", "MANAGED_BY", "MAX_CAPACITY", "NAME", "OVER_CAPACITY", "EndpointsController",
            "repack_subsets", "register", "should_pod_be_in_endpoints"]
 
 NAME = "endpoint"
@@ -59,6 +60,8 @@ MAX_CAPACITY = 1000
 OVER_CAPACITY = "endpoints.kubernetes.io/over-capacity"
 LAST_CHANGE_TRIGGER_TIME = "endpoints.kubernetes.io/last-change-trigger-time"
 HEADLESS = "service.kubernetes.io/headless"
+#: ``LabelManagedBy`` = ``ControllerName`` (1.33+): the Endpoints this controller writes say so
+MANAGED_BY, CONTROLLER_NAME = "endpoints.kubernetes.io/managed-by", "endpoint-controller"
 
 Obj = dict[str, Any]
 
@@ -241,10 +244,12 @@ class EndpointsController:
         if current is not None:
             cur_labels = dict(current["metadata"].get("labels") or {})
             cur_labels.pop(HEADLESS, None)
+            cur_labels.pop(MANAGED_BY, None)
             cur_annotations = current["metadata"].get("annotations") or {}
             if (current.get("subsets") or []) == subsets and cur_labels == labels and (
                     (cur_annotations.get(OVER_CAPACITY) == "truncated") == truncated):
                 return None  # up to date
+        labels[MANAGED_BY] = CONTROLLER_NAME
         if not spec.cluster_ip or spec.cluster_ip == "None":
             labels[HEADLESS] = ""
         annotations = dict(current["metadata"].get("annotations") or {}) if current is not None else {}

@@ -13,6 +13,7 @@ from kubelite.cluster import Cluster
 from kubelite.controllers.endpoints import (
     HEADLESS,
     LAST_CHANGE_TRIGGER_TIME,
+    MANAGED_BY,
     MAX_CAPACITY,
     repack_subsets,
 )
@@ -78,7 +79,7 @@ async def test_ready_and_not_ready_addresses(cluster: Cluster) -> None:
         "kind": "Pod", "namespace": "default", "name": "web-0", "uid": p0["metadata"]["uid"]}}
     ips = [a["ip"] for a in subset["addresses"]]
     assert ips == sorted(ips)
-    assert ep["metadata"]["labels"] == {"team": "a"}
+    assert ep["metadata"]["labels"] == {"team": "a", MANAGED_BY: "endpoint-controller"}
 
 
 async def test_publish_not_ready_addresses_lists_every_pod_as_ready(cluster: Cluster) -> None:
@@ -141,7 +142,7 @@ async def test_headless_service_without_ports_and_hostnames(cluster: Cluster) ->
     await pod(cluster, "web-0", probe=False, hostname="web-0", subdomain="web")
     await cluster.advance(3)
     ep = await endpoints(cluster)
-    assert ep["metadata"]["labels"] == {"team": "a", HEADLESS: ""}
+    assert ep["metadata"]["labels"] == {"team": "a", MANAGED_BY: "endpoint-controller", HEADLESS: ""}
     [subset] = ep["subsets"]
     assert "ports" not in subset and subset["addresses"][0]["hostname"] == "web-0"
 
