@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 from kubelite.apiserver.auth.user import LOOPBACK
 from kubelite.apiserver.ipallocator import DEFAULT_SERVICE_CIDR
 from kubelite.clock import Clock
-from kubelite.errors import AlreadyExists, Conflict, NotFound
+from kubelite.errors import AlreadyExists, ApiError, Conflict
+from kubelite.logs import get_logger
 
 if TYPE_CHECKING:
     from kubelite.apiserver.server import ApiServer
@@ -43,6 +44,7 @@ __all__ = [
     "bootstrap_objects",
 ]
 
+log = get_logger("kubelite.apiserver.kubernetes_service")
 _CIDR = ipaddress.ip_network(DEFAULT_SERVICE_CIDR)
 #: ``ServiceIPRange``'s first address (``GetIndexedIP(cidr, 1)``)
 KUBERNETES_SERVICE_IP = str(_CIDR[1])
@@ -142,14 +144,16 @@ class KubernetesServiceController:
 
     async def reconcile(self) -> None:
         """One pass: the Service, then the Endpoints and the EndpointSlice (writes only what differs)."""
-        with_conflicts_ignored = (AlreadyExists, Conflict, NotFound)  # another writer won: the next pass looks again
         try:
             await self._ensure("", "services", kubernetes_service(self.port), _service_drift)
             await self._ensure("", "endpoints", kubernetes_endpoints(self.address, self.port), _endpoints_drift)
             await self._ensure("discovery.k8s.io", "endpointslices",
                                kubernetes_endpointslice(self.address, self.port), _slice_drift)
-        except with_conflicts_ignored:
-            pass
+        except (AlreadyExists, Conflict):
+            pass  # another writer won the race: the next pass looks again
+        except ApiError as e:
+            # upstream logs and tries again at the next interval (a terminating ``default`` namespace, a fault)
+            log.warning("kubernetes_service_reconcile_failed", reason=e.status.reason, message=e.message)
 
     async def _ensure(self, group: str, plural: str, want: dict[str, Any], drift: Any) -> None:
         srv = self.server
