@@ -14,8 +14,11 @@ Contract:
 - On entry the cluster bootstraps what every real cluster has: the ``default``, ``kube-system``,
   ``kube-public`` and ``kube-node-lease`` namespaces, the bootstrap RBAC policy, the system
   priority classes and a default ``standard`` StorageClass (WaitForFirstConsumer, served by the
-  built-in provisioner, as kind ships one). Housekeeping runs on the clock: etcd-style compaction every 5 minutes (to the
-  revision seen at the previous run, as kube-apiserver does) and watch bookmarks every minute.
+  built-in provisioner, as kind ships one), the ``default/kubernetes`` Service with its Endpoints and
+  EndpointSlice (kept every 10 s by the apiserver's bootstrap controller,
+  :mod:`kubelite.apiserver.kubernetes_service`) and kubeadm's ``kube-system/kube-dns`` Service. Housekeeping
+  runs on the clock: etcd-style compaction every 5 minutes (to the revision seen at the previous run, as
+  kube-apiserver does) and watch bookmarks every minute.
 - Never silent. Every task the cluster starts runs in its anyio task group
   (:class:`kubelite.supervise.Supervisor`); on exit every one is cancelled and awaited. A component that
   dies of an unexpected exception is logged at ERROR with its traceback, and that exception is raised by
@@ -64,6 +67,7 @@ from kubelite.apiserver.auth.user import (
     service_account_user,
 )
 from kubelite.apiserver.faults import FaultInjector
+from kubelite.apiserver.kubernetes_service import bootstrap_objects as kubernetes_service_objects
 from kubelite.apiserver.server import ApiServer
 from kubelite.client import Client
 from kubelite.clock import DEFAULT_IDLE_GRACE, EPOCH, Clock, RealClock, VirtualClock, format_time
@@ -343,6 +347,10 @@ class Cluster:
             self._supervisor.open()
             self.start_soon(self._every, COMPACTION_INTERVAL, self._compact_tick, name="compaction")
             self.start_soon(self._every, BOOKMARK_INTERVAL, self.apiserver.send_bookmarks, name="bookmarks")
+            self.start_soon(self.apiserver.kubernetes_service.run, name="kubernetes-service")
+            self.apiserver.component_probes.update({
+                "scheduler": lambda: self.scheduler is not None,
+                "controller-manager": lambda: self.controller_manager is not None})
             await self._start_components()
         except BaseException:
             await self.__aexit__(None, None, None)
@@ -586,6 +594,17 @@ class Cluster:
             meta["uid"] = str(__import__("uuid").UUID(int=self.rng.getrandbits(128), version=4))
             meta["creationTimestamp"] = now
             srv.seed(info, obj)
+        # default/kubernetes with its Endpoints and EndpointSlice (kube-apiserver's bootstrap controller) and
+        # kubeadm's kube-dns Service, their ClusterIPs reserved as the allocator's repair loop would
+        services = []
+        for group, plural, obj in kubernetes_service_objects():
+            meta = obj["metadata"]
+            meta["uid"] = str(__import__("uuid").UUID(int=self.rng.getrandbits(128), version=4))
+            meta["creationTimestamp"] = now
+            srv.seed(srv.registry.by_resource(group, plural), obj)
+            if plural == "services":
+                services.append(obj)
+        srv.service_ips.restore(services)
 
     # --- housekeeping ---
     async def _every(self, interval: float, fn: Callable[[], Any]) -> None:

@@ -40,7 +40,7 @@ async def workload(seed: int) -> bytes:
         for cm in await c.list("configmaps"):
             if cm["data"]["i"] in ("3", "7"):
                 await c.patch("configmaps", cm["metadata"]["name"], {"data": {"patched": "yes"}}, patch_type="merge")
-            if cm["data"]["i"] == "5":
+            if cm["data"]["i"] in ("5", "6"):  # two, so the seeded 500s cannot take every candidate
                 await c.delete("configmaps", cm["metadata"]["name"])
         with stream:
             while (ev := stream._watcher.poll()) is not None:

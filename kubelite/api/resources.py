@@ -201,6 +201,8 @@ _STATUS_SCALE = ("status", "scale")
 BUILTIN: tuple[ResourceInfo, ...] = (
     # core/v1
     _builtin("", "v1", "core_v1.Binding", "bindings", verbs=CREATE_ONLY),
+    _builtin("", "v1", "core_v1.ComponentStatus", "componentstatuses", namespaced=False, short=("cs",),
+             verbs=frozenset({"get", "list"})),
     _builtin("", "v1", "core_v1.ConfigMap", "configmaps", short=("cm",)),
     _builtin("", "v1", "core_v1.Endpoints", "endpoints", short=("ep",)),
     _builtin("", "v1", "core_v1.Event", "events", short=("ev",)),

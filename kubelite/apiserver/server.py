@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import builtins
 import random
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -60,7 +61,6 @@ from kubelite.apiserver.admission.validating_admission_policy import ValidatingA
 from kubelite.apiserver.aggregator import Aggregator
 from kubelite.apiserver.auth.authn import TokenAuthenticator
 from kubelite.apiserver.auth.rbac import RBACAuthorizer
-from kubelite.apiserver.auth.serviceaccount import TokenIssuer
 from kubelite.apiserver.auth.user import LOOPBACK, UserInfo
 from kubelite.apiserver.crds import CustomResources
 from kubelite.apiserver.event_ttl import DEFAULT_EVENT_TTL, EventStrategy, EventTTL
@@ -68,6 +68,7 @@ from kubelite.apiserver.faults import FaultInjector
 from kubelite.apiserver.handlers.get import bookmark_fn
 from kubelite.apiserver.handlers.patch import PATCH_TYPES
 from kubelite.apiserver.ipallocator import ServiceIPAllocator
+from kubelite.apiserver.kubernetes_service import KubernetesServiceController
 from kubelite.apiserver.pipeline import Authorizer, Decoder
 from kubelite.apiserver.registry.apiregistration import APIServiceStrategy, local_apiservices
 from kubelite.apiserver.registry.certificates import CertificateSigningRequestStrategy
@@ -76,7 +77,7 @@ from kubelite.apiserver.registry.store import GenericStore
 from kubelite.apiserver.registry.strategies import StrategySet
 from kubelite.apiserver.registry.tables import ResourceTables
 from kubelite.apiserver.request import ListResponse, Options, Request, Response
-from kubelite.apiserver.rest import REST, method_name
+from kubelite.apiserver.rest import REST, LazyREST, method_name
 from kubelite.apiserver.rest.approval import ApprovalREST
 from kubelite.apiserver.rest.binding import BindingREST, LegacyBindingREST
 from kubelite.apiserver.rest.eviction import EvictionREST
@@ -85,7 +86,6 @@ from kubelite.apiserver.rest.resource import ResourceREST
 from kubelite.apiserver.rest.reviews import RESOURCE_REVIEWS, ReviewREST
 from kubelite.apiserver.rest.scale import ScaleREST
 from kubelite.apiserver.rest.status import StatusREST
-from kubelite.apiserver.rest.token import TokenREST
 from kubelite.apiserver.scope import Scope
 from kubelite.apiserver.ssa import FieldManager
 from kubelite.clock import Clock
@@ -155,9 +155,6 @@ class ApiServer:
         self.registry = registry if registry is not None else Registry()
         self.tables = ResourceTables(self.store, self.registry)
         self.authenticator = TokenAuthenticator()
-        # the service-account token signer and authenticator (TokenRequest's JWTs; its key is made on first use)
-        self.authenticator.issuer = self.token_issuer = TokenIssuer(
-            rng=rng, now=clock.now, read=self.tables.read)
         self.rbac = RBACAuthorizer()
         self.authorizer = Authorizer(self.rbac)
         self.faults = FaultInjector(rng=rng)
@@ -181,6 +178,8 @@ class ApiServer:
         # the service REST storage's ClusterIP and NodePort allocators (pkg/registry/core/service)
         self.service_ips = ServiceIPAllocator(rng=rng)
         self.strategies = StrategySet(crs=self.crs, rbac=self.rbac, service_ips=self.service_ips)
+        # the bootstrap controller keeping default/kubernetes and its endpoints (run by the cluster)
+        self.kubernetes_service = KubernetesServiceController(self, clock=clock)
         # conversions of the built-in kinds served in more than their storage version
         self.scheme = builtin_scheme()
         # --event-ttl: Events expire one TTL after their last write (etcd leases)
@@ -201,6 +200,8 @@ class ApiServer:
             crs=self.crs,
         )
         self._resource_rest = ResourceREST(self.scope)
+        #: component name -> is it running: what ``componentstatuses`` probes (the cluster registers its components)
+        self.component_probes: dict[str, Callable[[], bool]] = {}
         binding = BindingREST(self.scope)
         # REST objects other than the generic one, by (group, plural, subresource)
         self._rest: dict[tuple[str, str, str], REST] = {
@@ -208,7 +209,9 @@ class ApiServer:
             ("", "pods", "binding"): binding,
             ("", "pods", "eviction"): EvictionREST(self.scope),
             ("", "namespaces", "finalize"): FinalizeREST(self.scope),
-            ("", "serviceaccounts", "token"): TokenREST(self.scope, self.token_issuer),
+            # built with their first request (their modules, PyJWT and cryptography load then: cold start)
+            ("", "serviceaccounts", "token"): LazyREST(self._token_rest),
+            ("", "componentstatuses", ""): LazyREST(self._component_status_rest),
             ("certificates.k8s.io", "certificatesigningrequests", "approval"): ApprovalREST(self.scope),
         }
         reviews = ReviewREST(self.scope, authenticator=self.authenticator, rbac=self.rbac)
@@ -219,6 +222,21 @@ class ApiServer:
         self._generic_subresources: dict[str, REST] = {"status": StatusREST(self.scope), "scale": ScaleREST(self.scope)}
         for info in self.registry:
             self.tables.add(info)
+
+    def _token_rest(self) -> REST:
+        """TokenRequest, with the service-account token issuer the authenticator then also asks (a JWT can only
+        be ours once one was issued)."""
+        from kubelite.apiserver.auth.serviceaccount import TokenIssuer
+        from kubelite.apiserver.rest.token import TokenREST
+
+        issuer = TokenIssuer(rng=self.rng, now=self.clock.now, read=self.tables.read)
+        self.authenticator.issuer = issuer
+        return TokenREST(self.scope, issuer)
+
+    def _component_status_rest(self) -> REST:
+        from kubelite.apiserver.rest.componentstatus import ComponentStatusREST
+
+        return ComponentStatusREST(self.scope, self.component_probes)
 
     @property
     def track_managed_fields(self) -> bool:

@@ -46,6 +46,7 @@ __all__ = ["CONTROLLERS", "LOAD_ON_FIRST", "SERVICE_ACCOUNTS", "ControllerContex
 #: controller name -> module, in upstream's NewControllerDescriptors order (the subset kubelite has).
 CONTROLLERS: dict[str, str] = {
     "serviceaccount": "kubelite.controllers.serviceaccount",
+    "endpoint": "kubelite.controllers.endpoints",
     "endpointslice": "kubelite.controllers.endpointslice",
     "replicationcontroller": "kubelite.controllers.replication",
     "replicaset": "kubelite.controllers.replicaset",
@@ -94,6 +95,7 @@ LOAD_ON_FIRST: dict[str, tuple[str, ...]] = {
 #: ``ControllerContext.ClientBuilder.ClientOrDie(<name>)`` and the ``system:controller:<name>`` bootstrap roles).
 SERVICE_ACCOUNTS = {
     "serviceaccount": "service-account-controller",
+    "endpoint": "endpoint-controller",
     "endpointslice": "endpointslice-controller",
     "replicationcontroller": "replication-controller",
     "replicaset": "replicaset-controller",

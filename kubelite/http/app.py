@@ -129,6 +129,15 @@ def _status_body(err: ApiError) -> bytes:
     return _encode(doc)
 
 
+#: (group, version, plural) of the built-in resources kube-apiserver marks deprecated -> its warning
+#: (``k8s.io/apiserver/pkg/endpoints/deprecation``: "<version> <Kind> is deprecated in v<major>.<minor>+[; use ...]",
+#: from the types' prerelease-lifecycle tags)
+DEPRECATED: dict[tuple[str, str, str], str] = {
+    ("", "v1", "endpoints"): "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
+    ("", "v1", "componentstatuses"): "v1 ComponentStatus is deprecated in v1.19+",
+}
+
+
 def _warning_header(text: str) -> tuple[bytes, bytes]:
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
     return b"warning", f'299 - "{escaped}"'.encode("utf-8", "replace")
@@ -420,16 +429,21 @@ class ApiApp:
         if method == "GET" and sub == "log":
             return await self._log(req, user, namespace, name, receive, send)
         if method == "GET":
-            return await self._get(req, user, info, namespace, name, sub)
-        if method == "POST":
-            return await self._create(req, user, info, namespace, name, sub)
-        if method == "PUT" and name:
-            return await self._update(req, user, info, namespace, name, sub)
-        if method == "PATCH" and name:
-            return await self._patch(req, user, info, namespace, name, sub)
-        if method == "DELETE":
-            return await self._delete(req, user, info, namespace, name, sub)
-        raise MethodNotAllowed.no_route()
+            resp = await self._get(req, user, info, namespace, name, sub)
+        elif method == "POST":
+            resp = await self._create(req, user, info, namespace, name, sub)
+        elif method == "PUT" and name:
+            resp = await self._update(req, user, info, namespace, name, sub)
+        elif method == "PATCH" and name:
+            resp = await self._patch(req, user, info, namespace, name, sub)
+        elif method == "DELETE":
+            resp = await self._delete(req, user, info, namespace, name, sub)
+        else:
+            raise MethodNotAllowed.no_route()
+        deprecated = DEPRECATED.get((info.group, version, plural))
+        if deprecated is not None and not sub:  # the installer's deprecation warning on every served verb
+            resp.warnings.insert(0, deprecated)
+        return resp
 
     # --- decoding ---
     def _dry_run(self, req: _Request) -> bool:

@@ -8,7 +8,8 @@ Contract:
   ``fieldValidation``, ``force``). That is what kubectl reads to decide that the server validates fields
   itself (``kubectl apply``'s default ``--validate=strict`` becomes ``fieldValidation=Strict``), and the
   component schemas (upstream's, from ``kubelite/api/openapi.json``, or a CRD's ``openAPIV3Schema``) are what
-  ``kubectl explain`` and patch-metadata lookups read.
+  ``kubectl explain`` and patch-metadata lookups read. Built-in schemas carry upstream's descriptions of each
+  definition and field (``kubelite/api/openapi_descriptions.json.gz``, loaded with the first document served).
 - ``/openapi/v2`` is not served (404): clients of this generation fall back to v3.
 """
 
@@ -73,7 +74,34 @@ def _closure(names: set[str], defs: dict[str, Any]) -> dict[str, Any]:
         found: set[str] = set()
         _refs(defs[n], found)
         todo.extend(found - seen)
-    return {n: _rewrite(defs[n]) for n in sorted(seen)}
+    descriptions = _descriptions()
+    out: dict[str, Any] = {}
+    for n in sorted(seen):
+        node = _rewrite(defs[n])  # a fresh copy: the descriptions go into it, never into the shared definitions
+        described = descriptions.get(n)
+        if described is not None:
+            text, fields = described
+            if text:
+                node["description"] = text
+            props = node.get("properties")
+            if isinstance(props, dict):
+                for field, field_text in fields.items():
+                    if isinstance(props.get(field), dict):
+                        props[field]["description"] = field_text
+        out[n] = node
+    return out
+
+
+@functools.cache
+def _descriptions() -> dict[str, Any]:
+    """Upstream's descriptions of every definition and its fields (``tools/gen_descriptions.py``), read with the
+    first OpenAPI document a client asks for (``kubectl explain`` prints them)."""
+    import gzip
+    from importlib import resources
+
+    raw = resources.files("kubelite.api").joinpath("openapi_descriptions.json.gz").read_bytes()
+    table: dict[str, Any] = json.loads(gzip.decompress(raw))
+    return table
 
 
 _PARAMS = {

@@ -39,8 +39,8 @@ def _row_groups() -> dict[str, str]:
     return {**_ROW_GROUPS, **rows_other.GROUPS}
 
 
-_ROW_GROUPS = {"pods": "", "nodes": "", "namespaces": "", "services": "", "events": "", "configmaps": "",
-               "secrets": "", "persistentvolumeclaims": "", "persistentvolumes": "", "endpointslices": "discovery.k8s.io",
+_ROW_GROUPS = {"pods": "", "nodes": "", "namespaces": "", "services": "", "endpoints": "", "componentstatuses": "",
+               "events": "", "configmaps": "", "secrets": "", "persistentvolumeclaims": "", "persistentvolumes": "", "endpointslices": "discovery.k8s.io",
                "deployments": "apps", "replicasets": "apps", "statefulsets": "apps", "daemonsets": "apps",
                "jobs": "batch", "cronjobs": "batch", "horizontalpodautoscalers": "autoscaling",
                "poddisruptionbudgets": "policy"}

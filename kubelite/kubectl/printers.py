@@ -28,20 +28,21 @@ __all__ = ["CLUSTER_SCOPED", "KINDS", "RESOURCES", "no_resources_message", "prin
 _ROWS = {**rows_core.ROWS, **rows_workloads.ROWS}
 #: the resources this module prints
 RESOURCES: tuple[str, ...] = tuple(_ROWS)
-CLUSTER_SCOPED = frozenset({"nodes", "namespaces", "persistentvolumes"})
+CLUSTER_SCOPED = frozenset({"nodes", "namespaces", "persistentvolumes", "componentstatuses"})
 #: resource -> Kind
 KINDS: dict[str, str] = {
     "pods": "Pod", "nodes": "Node", "namespaces": "Namespace", "services": "Service",
-    "endpointslices": "EndpointSlice", "events": "Event", "persistentvolumeclaims": "PersistentVolumeClaim",
+    "endpointslices": "EndpointSlice", "endpoints": "Endpoints", "componentstatuses": "ComponentStatus",
+    "events": "Event", "persistentvolumeclaims": "PersistentVolumeClaim",
     "persistentvolumes": "PersistentVolume", "configmaps": "ConfigMap", "secrets": "Secret",
     "deployments": "Deployment", "replicasets": "ReplicaSet", "statefulsets": "StatefulSet",
     "daemonsets": "DaemonSet", "jobs": "Job", "cronjobs": "CronJob",
     "horizontalpodautoscalers": "HorizontalPodAutoscaler", "poddisruptionbudgets": "PodDisruptionBudget",
 }
-_SHORT = {"po": "pods", "no": "nodes", "ns": "namespaces", "svc": "services", "ev": "events",
+_SHORT = {"po": "pods", "no": "nodes", "ns": "namespaces", "svc": "services", "ev": "events", "ep": "endpoints",
           "pvc": "persistentvolumeclaims", "pv": "persistentvolumes", "cm": "configmaps", "deploy": "deployments",
           "rs": "replicasets", "sts": "statefulsets", "ds": "daemonsets", "cj": "cronjobs",
-          "hpa": "horizontalpodautoscalers", "pdb": "poddisruptionbudgets"}
+          "hpa": "horizontalpodautoscalers", "pdb": "poddisruptionbudgets", "cs": "componentstatuses"}
 _NAMES: dict[str, str] = {**_SHORT}
 for _res, _kind in KINDS.items():
     _NAMES[_res] = _res

@@ -1,7 +1,7 @@
 """``kubectl get`` rows for core, discovery, storage and config kinds.
 
 Each function follows the same-named ``print*`` in ``pkg/printers/internalversion/printers.go``:
-``printPod``, ``printNode``, ``printNamespace``, ``printService``, ``printEndpointSlice``, ``printEvent``,
+``printPod``, ``printNode``, ``printNamespace``, ``printService``, ``printEndpoints``, ``printEndpointSlice``, ``printComponentStatus``, ``printEvent``,
 ``printPersistentVolumeClaim``, ``printPersistentVolume``, ``printConfigMap``, ``printSecret``. A row
 function takes the object (a dict as the API returns it), the virtual ``now`` and ``wide`` and returns the
 cells; it never mutates the object.
@@ -118,6 +118,40 @@ def endpointslice_row(e: Obj, now: float, wide: bool) -> list[str]:
             _more(addrs, len(addrs)), _age(e, now)]
 
 
+def endpoints_row(e: Obj, now: float, wide: bool) -> list[str]:
+    """``printEndpoints`` with ``formatEndpoints``: ready ip:port pairs (bare IPs for a subset with no ports), at
+    most three and then "+ N more..."; ``<none>`` without subsets."""
+    subsets = e.get("subsets") or ()
+    if not subsets:
+        return [str(_meta(e).get("name", "")), "<none>", _age(e, now)]
+    shown: list[str] = []
+    count, more = 0, False
+    for ss in subsets:
+        addrs = ss.get("addresses") or ()
+        for port in ss.get("ports") or (None,):
+            count += len(addrs)
+            for a in addrs:
+                if len(shown) == 3:
+                    more = True
+                    break
+                ip = str(a.get("ip", ""))
+                host = f"[{ip}]" if ":" in ip else ip
+                shown.append(ip if port is None else f"{host}:{port.get('port')}")
+    cell = ",".join(shown)
+    return [str(_meta(e).get("name", "")), f"{cell} + {count - 3} more..." if more else cell, _age(e, now)]
+
+
+def componentstatus_row(c: Obj, now: float, wide: bool) -> list[str]:
+    """``printComponentStatus``: the Healthy condition's status, message and error."""
+    status, message, error = "Unknown", "", ""
+    for cond in c.get("conditions") or ():
+        if cond.get("type") == "Healthy":
+            status = "Healthy" if cond.get("status") == "True" else "Unhealthy"
+            message, error = str(cond.get("message") or ""), str(cond.get("error") or "")
+            break
+    return [str(_meta(c).get("name", "")), status, message, error]
+
+
 def event_target(e: Obj) -> str:
     io = e.get("involvedObject") or e.get("regarding") or {}
     kind = str(io.get("kind", "")).lower()
@@ -215,6 +249,8 @@ ROWS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Any]] = {
     "namespaces": (("NAME", "STATUS", "AGE"), (), namespace_row),
     "services": (("NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"), ("SELECTOR",), service_row),
     "endpointslices": (("NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"), (), endpointslice_row),
+    "endpoints": (("NAME", "ENDPOINTS", "AGE"), (), endpoints_row),
+    "componentstatuses": (("NAME", "STATUS", "MESSAGE", "ERROR"), (), componentstatus_row),
     "events": (("LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"), (), event_row),
     "persistentvolumeclaims": (("NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS MODES", "STORAGECLASS",
                                 "VOLUMEATTRIBUTESCLASS", "AGE"), ("VOLUMEMODE",), pvc_row),

@@ -211,6 +211,8 @@ UNSTORED: list[dict[str, Any]] = [
      "spec": {"namespace": "default"},
      "status": {"resourceRules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}],
                 "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}], "incomplete": False}},
+    {"apiVersion": "v1", "kind": "ComponentStatus", "metadata": {"name": "scheduler", "creationTimestamp": None},
+     "conditions": [{"type": "Healthy", "status": "False", "error": "connection refused"}]},
     {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
      "metadata": {"name": "robot", "namespace": "default", "creationTimestamp": "2025-01-01T00:00:00Z"},
      "spec": {"audiences": ["api"], "expirationSeconds": 3600,

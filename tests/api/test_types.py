@@ -274,3 +274,25 @@ def _load_generator() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def test_generated_descriptions_are_up_to_date() -> None:
+    """tools/gen_descriptions.py's table (``kubectl explain``'s text) matches upstream's schemas for every
+    definition openapi.json holds."""
+    import gzip
+    import json
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        spec = importlib.util.spec_from_file_location("_gen_descriptions", ROOT / "tools/gen_descriptions.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    names = sorted(json.loads((ROOT / "kubelite/api/openapi.json").read_text())["definitions"])
+    table = module.build(_load_generator().load_source(), names)
+    committed = json.loads(gzip.decompress((ROOT / "kubelite/api/openapi_descriptions.json.gz").read_bytes()))
+    assert committed == table
+    assert committed["io.k8s.api.core.v1.Pod"][0].startswith("Pod is a collection of containers")

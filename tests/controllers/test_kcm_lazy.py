@@ -21,10 +21,10 @@ def test_each_lazy_controller_is_a_controller_and_its_kinds_are_api_types(contro
 
 
 def test_the_controllers_that_every_cluster_needs_start_with_it() -> None:
-    """Namespaces, their service accounts, the ``kubernetes`` Service's slices, the garbage collector's graph
-    and the pod GC's periodic pass exist in every cluster: nothing to wait for."""
+    """Namespaces, their service accounts, the ``kube-dns`` Service's Endpoints and slices, the garbage
+    collector's graph and the pod GC's periodic pass exist in every cluster: nothing to wait for."""
     assert sorted(set(CONTROLLERS) - set(LOAD_ON_FIRST)) == [
-        "endpointslice", "garbagecollector", "namespace", "podgc", "serviceaccount"]
+        "endpoint", "endpointslice", "garbagecollector", "namespace", "podgc", "serviceaccount"]
 
 
 async def test_a_replicaset_loads_its_controller_which_then_reconciles_it() -> None:

@@ -30,7 +30,7 @@ async def net() -> AsyncIterator[Net]:
     reg.add("app:1", ImageProfile(size="10Mi"))
     async with Cluster(seed=4, nodes=2, scheduler=False, controllers=["endpointslice"], image_registry=reg) as c:
         ports = [{"name": "https", "port": 443, "protocol": "TCP"}, {"name": "dns", "port": 53, "protocol": "UDP"}]
-        await c.client.create(service("kubernetes-api", "default", clusterIP="10.96.0.10", ports=ports))
+        await c.client.create(service("kubernetes-api", "default", clusterIP="10.96.0.12", ports=ports))
         await c.client.create(service("unnamed", "default", clusterIP="10.96.0.11", ports=[{"port": 80}]))
         await c.client.create(service("headless", "default", clusterIP="None", selector={"app": "pet"},
                                       ports=[{"name": "https", "port": 443}]))
@@ -57,8 +57,8 @@ def _dns(c: Cluster) -> Any:
 
 # (id, question, expected A answers; pod names stand for their IPs)
 A_CASES = [
-    ("2.3.1-clusterip", "kubernetes-api.default.svc.cluster.local", ["10.96.0.10"]),
-    ("2.1-case-insensitive", "Kubernetes-API.Default.SVC.cluster.local.", ["10.96.0.10"]),
+    ("2.3.1-clusterip", "kubernetes-api.default.svc.cluster.local", ["10.96.0.12"]),
+    ("2.1-case-insensitive", "Kubernetes-API.Default.SVC.cluster.local.", ["10.96.0.12"]),
     ("2.4.1-headless-ready-endpoints", "headless.default.svc.cluster.local", ["my-pet", "pet-2"]),
     ("2.4.1-headless-no-ready-endpoint-nxdomain", "empty.default.svc.cluster.local", []),
     ("2.4.1-hostname", "my-pet.headless.default.svc.cluster.local", ["my-pet"]),
@@ -95,7 +95,7 @@ async def test_cname_txt_srv_ptr(net: Net) -> None:
         SRVRecord(443, "my-pet.headless.default.svc.cluster.local"),
         SRVRecord(443, f"{dashed}.headless.default.svc.cluster.local")])
     # 2.3.3 and 2.4.3: PTR of a ClusterIP, and of a headless endpoint with a hostname
-    assert dns.ptr("10.0.96.10.in-addr.arpa.") == ["kubernetes-api.default.svc.cluster.local"]
+    assert dns.ptr("12.0.96.10.in-addr.arpa.") == ["kubernetes-api.default.svc.cluster.local"]
     a, b, cc, d = ips["my-pet"].split(".")
     assert dns.ptr(f"{d}.{cc}.{b}.{a}.in-addr.arpa") == ["my-pet.headless.default.svc.cluster.local"]
     assert dns.ptr("1.1.1.1.in-addr.arpa") == []

@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kubelite.apiserver.auth.user import ALL_AUTHENTICATED, UserInfo, service_account_user
+from kubelite.memo import BoundedCache
 from kubelite.rand import new_uid
 
 if TYPE_CHECKING:
@@ -108,6 +109,8 @@ class TokenIssuer:
         self.issuer = issuer
         self._key: ec.EllipticCurvePrivateKey | None = None
         self._kid = ""
+        #: token -> its verified claims (read-only once stored), at most 4,096 tokens
+        self._verified: BoundedCache[str, dict[str, Any]] = BoundedCache(None, maxsize=4096)
 
     def _signing_key(self) -> ec.EllipticCurvePrivateKey:
         if self._key is None:
@@ -146,9 +149,14 @@ class TokenIssuer:
         return token
 
     def claims(self, token: str) -> dict[str, Any] | None:
-        """The claims of a token this issuer signed (signature and issuer checked, nothing else), else None."""
+        """The claims of a token this issuer signed (signature and issuer checked, nothing else), else None.
+        Verified tokens are remembered (``_verified``, bounded), as kube-apiserver's token cache spares a client
+        the signature check on each request; what can change (time, the named objects) is checked every time."""
         if self._key is None or not looks_like_jwt(token):
             return None  # no token was ever issued: none can be ours
+        known = self._verified.get(token)
+        if known is not None:
+            return known
         import jwt
 
         try:
@@ -161,6 +169,7 @@ class TokenIssuer:
             return None
         if claims.get("iss") != self.issuer:
             return None
+        self._verified.put(token, claims)
         return claims
 
     def authenticate(self, token: str, audiences: Sequence[str] | None = None) -> tuple[UserInfo, list[str]] | None:

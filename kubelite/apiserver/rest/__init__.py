@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.request import Request
 
-__all__ = ["REST", "method_name"]
+__all__ = ["REST", "LazyREST", "method_name"]
 
 
 class REST(Protocol):
@@ -30,3 +30,23 @@ def method_name(verb: str) -> str:
 
 
 Handler = Callable[[ResourceInfo, Request], Awaitable[Any]]
+
+
+class LazyREST:
+    """A REST object built by ``factory`` on its first request, so its module loads with its first use (cold
+    start: a cluster that never asks for a token imports no JWT code)."""
+
+    def __init__(self, factory: Callable[[], REST]) -> None:
+        self._factory = factory
+        self._rest: REST | None = None
+
+    def built(self) -> REST:
+        if self._rest is None:
+            self._rest = self._factory()
+        return self._rest
+
+    def verbs(self, info: ResourceInfo) -> frozenset[str]:
+        return self.built().verbs(info)
+
+    def __getattr__(self, name: str) -> Any:  # the verb methods (``get``, ``create``, ...) of the built object
+        return getattr(self.built(), name)
