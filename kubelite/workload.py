@@ -36,7 +36,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import msgspec
-import yaml
 
 from kubelite.api.quantity import parse_quantity
 from kubelite.memo import memoize
@@ -319,9 +318,21 @@ class ImageRegistry:
         return sorted(self._images)
 
 
+class _BadOverride(ValueError):
+    pass
+
+
 def _parse_override(text: str) -> dict[str, Any]:
     text = text.strip()
-    data = json.loads(text) if text.startswith("{") else yaml.safe_load(text)
+    if text.startswith("{"):
+        data = json.loads(text)
+    else:
+        import yaml  # with the first YAML override: a cluster without one never loads PyYAML
+
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            raise _BadOverride(str(e)) from None
     if not isinstance(data, dict):
         raise ValueError(f"a profile override must be a mapping, got {type(data).__name__}")
     return data
@@ -340,7 +351,7 @@ def profile_for(base: ImageProfile, annotations: Mapping[str, str] | None, conta
         if text:
             try:
                 out = out.merged(_parse_override(text))
-            except (msgspec.ValidationError, yaml.YAMLError, json.JSONDecodeError) as e:
+            except (msgspec.ValidationError, _BadOverride, json.JSONDecodeError) as e:
                 raise ValueError(f"invalid {key} annotation: {e}") from None
     return out
 

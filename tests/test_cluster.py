@@ -130,6 +130,17 @@ _NOT_AT_START = {
         "kubelite.controllers.horizontal", "kubelite.controllers.resourcequota",
         "kubelite.controllers.nodelifecycle", "kubelite.controllers.ttlafterfinished",
         "kubelite.controllers.volume_binder")},
+    # the PATCH formats (JSON patch, merge patch, strategic merge patch): with the first PATCH
+    **{m: "PATCH" for m in ("kubelite.apiserver.patch", "kubelite.apiserver.patch.json_patch",
+                            "kubelite.apiserver.patch.merge_patch", "kubelite.apiserver.patch.strategic_merge")},
+    # the subresources and resources a start never requests: with their first request
+    **{f"kubelite.apiserver.rest.{m}": "REST" for m in ("binding", "eviction", "finalize", "approval", "reviews",
+                                                         "scale")},
+    # HorizontalPodAutoscaler autoscaling/v1 <-> v2 conversion: with the first HPA
+    "kubelite.apiserver.registry.autoscaling_v1": "HPA conversion",
+    # PyYAML (~10 ms of imports and regex compiles): with the first YAML manifest read or written, or the
+    # first YAML workload-profile annotation
+    "yaml": "YAML",
     # zoneinfo (and sysconfig): with the first CronJob naming a spec.timeZone
     "zoneinfo": "CronJob time zones",
     # generated types of kinds nothing at start decodes into a Struct: with the first use of their class
@@ -184,10 +195,13 @@ def test_the_first_cluster_does_not_load_what_it_does_not_use() -> None:
     test's first custom resource paid ~0.4 s for CEL's grammar); the controllers of ``kcm.LOAD_ON_FIRST`` load
     with their kind's first object (a Deployment on a node loads the deployment, ReplicaSet and node lifecycle
     controllers, and it becomes available)."""
+    import importlib.util
     import json
     import subprocess
     import sys
 
+    # a misspelt name would never be loaded and pass unseen: each one names a module that exists
+    assert [m for m in _NOT_AT_START if importlib.util.find_spec(m) is None] == []
     out = subprocess.run([sys.executable, "-c", _COLD_START_SCRIPT, json.dumps(_NOT_AT_START)],
                          capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == {

@@ -188,13 +188,79 @@ async def test_each_handle_has_its_own_shielded_scope_of_the_running_backend() -
     async with TaskGroup("t") as g:
         handles = [g.start_soon(anyio.sleep_forever) for _ in range(3)]
         scopes = [h._scope for h in handles]
-        assert all(type(sc) is type(anyio.CancelScope()) and sc.shield for sc in scopes)
+        assert all(isinstance(sc, type(anyio.CancelScope())) and sc.shield for sc in scopes)
         assert len({id(sc) for sc in scopes}) == 3
         handles[0].cancel()
         await anyio.lowlevel.checkpoint()
         assert handles[0].done and not handles[1].done and not handles[2].done
         for h in handles[1:]:
             await h.stop()
+
+
+async def test_a_cancel_names_the_task_not_the_canceller_and_still_cancels() -> None:
+    """Stopping a cluster cancels ~130 tasks from one task, and anyio's ``CancelScope.cancel()`` formatted that
+    task's repr (its coroutine, file and line) into every reason, next to the scope's memory address. The
+    handles' scopes are anyio's asyncio class with a ``cancel()`` whose reason names the cancelled task
+    instead; the cancellation itself is anyio's: delivered now, kept when it comes before the task runs, a
+    scope deadline inside the task still fires, and a child's failure is still raised (loud)."""
+    from anyio._backends._asyncio import CancelScope as AsyncioCancelScope
+    from anyio._backends._asyncio import is_anyio_cancellation
+
+    reasons: list[str] = []
+
+    async def child() -> None:
+        try:
+            await anyio.sleep_forever()
+        except asyncio.CancelledError as e:
+            reasons.append(str(e.args[0]) if e.args else "")
+            raise
+
+    async def deadline() -> str:
+        with anyio.move_on_after(1) as scope:
+            await anyio.sleep_forever()
+        return "timed out" if scope.cancelled_caught else "not"
+
+    timed: list[str] = []
+    async with TaskGroup("t") as g:
+        assert type(g.start_soon(child, name="early")._scope).__mro__[1] is AsyncioCancelScope
+        await anyio.lowlevel.checkpoint()
+        g.start_soon(child, name="late").cancel()  # before it ran: never runs
+        g.start_soon(lambda: _append(timed, deadline()), name="deadline")
+        await asyncio.sleep(1.5)
+        g.cancel()
+    assert reasons == ["Cancelled via cancel scope of task early"]
+    assert is_anyio_cancellation(asyncio.CancelledError(reasons[0]))  # anyio still knows it for its own
+    assert timed == ["timed out"]
+
+    async def boom() -> None:
+        raise OSError("boom")
+
+    async def failing_group() -> None:
+        async with TaskGroup("t") as g:
+            g.start_soon(child, name="sibling")
+            g.start_soon(boom, name="boom")
+
+    with pytest.raises(OSError, match="boom"):
+        await failing_group()
+    assert reasons[-1] == "Cancelled via cancel scope of task sibling"
+
+
+async def _append(out: list[str], aw: Awaitable[str]) -> None:
+    out.append(await aw)
+
+
+def test_an_anyio_without_the_expected_scope_internals_keeps_its_own_class() -> None:
+    """The quiet ``cancel()`` reimplements anyio 4.16's; on an anyio whose scope lacks what it uses, the
+    handles get anyio's class unchanged (and anyio's own ``cancel()``), never a half-working subclass."""
+    from anyio._backends._asyncio import CancelScope as AsyncioCancelScope
+
+    from kubelite.supervise import _quiet_scope_class
+
+    class Other:
+        __slots__ = ("_cancel_called",)
+
+    assert _quiet_scope_class(Other) is Other
+    assert _quiet_scope_class(AsyncioCancelScope).__mro__[1] is AsyncioCancelScope
 
 
 async def test_start_soon_outside_the_block_is_an_error() -> None:

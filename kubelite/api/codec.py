@@ -24,7 +24,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, overload
 
 import msgspec
-import yaml
 
 from kubelite.api.resources import Registry
 from kubelite.errors import ApiError, BadRequest
@@ -145,20 +144,16 @@ def _version_of(cls: Any) -> str:
 # stay strings (go-yaml only parses them into time.Time targets, and sigs.k8s.io/yaml decodes
 # into interface{}), and base-60 numbers like 1:30 are plain strings. Non-string mapping keys
 # become strings, as sigs.k8s.io/yaml's JSON conversion makes them.
-_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+# PyYAML (with its regex-heavy resolver, ~10 ms) is imported, and these classes built, with the first
+# YAML read or written: a cluster that is only given objects never needs it (issue #17, cold start).
 
 
-class _KubeLoader(_BaseLoader):  # type: ignore[misc]
-    pass
-
-
-def _scalar_string(loader: Any, node: yaml.ScalarNode) -> str:
+def _scalar_string(loader: Any, node: Any) -> str:
     return str(loader.construct_scalar(node))
 
 
-def _number_or_string(construct: Callable[[Any, yaml.ScalarNode], Any]) -> Callable[[Any, yaml.ScalarNode], Any]:
-    def constructor(loader: Any, node: yaml.ScalarNode) -> Any:
+def _number_or_string(construct: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def constructor(loader: Any, node: Any) -> Any:
         if ":" in node.value:  # YAML 1.1 sexagesimal; go-yaml v2 reads it as a string
             return str(node.value)
         return construct(loader, node)
@@ -175,7 +170,7 @@ def _key(key: Any) -> str:
     return str(key)
 
 
-def _mapping(loader: Any, node: yaml.MappingNode) -> dict[str, Any]:
+def _mapping(loader: Any, node: Any) -> dict[str, Any]:
     loader.flatten_mapping(node)  # resolves `<<` merge keys, as go-yaml does
     out: dict[str, Any] = {}
     for key_node, value_node in node.value:
@@ -184,16 +179,43 @@ def _mapping(loader: Any, node: yaml.MappingNode) -> dict[str, Any]:
     return out
 
 
-_KubeLoader.add_constructor("tag:yaml.org,2002:timestamp", _scalar_string)
-_KubeLoader.add_constructor("tag:yaml.org,2002:int", _number_or_string(yaml.SafeLoader.construct_yaml_int))
-_KubeLoader.add_constructor("tag:yaml.org,2002:float", _number_or_string(yaml.SafeLoader.construct_yaml_float))
-_KubeLoader.add_constructor("tag:yaml.org,2002:map", _mapping)
+def _str_presenter(dumper: Any, value: str) -> Any:
+    # Multi-line strings (scripts, config files in ConfigMaps) as literal blocks, like kubectl.
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_YAML: tuple[Any, Any, Any] | None = None
+
+
+def _yaml() -> tuple[Any, Any, Any]:
+    """``(yaml, loader class, dumper class)``: PyYAML and kubectl's reading and writing of it, built once."""
+    global _YAML
+    if _YAML is None:
+        import yaml
+
+        class _KubeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+            pass
+
+        _KubeLoader.add_constructor("tag:yaml.org,2002:timestamp", _scalar_string)
+        _KubeLoader.add_constructor("tag:yaml.org,2002:int", _number_or_string(yaml.SafeLoader.construct_yaml_int))
+        _KubeLoader.add_constructor("tag:yaml.org,2002:float",
+                                    _number_or_string(yaml.SafeLoader.construct_yaml_float))
+        _KubeLoader.add_constructor("tag:yaml.org,2002:map", _mapping)
+
+        class _KubeDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+            pass
+
+        _KubeDumper.add_representer(str, _str_presenter)
+        _YAML = (yaml, _KubeLoader, _KubeDumper)
+    return _YAML
 
 
 def load_yaml(text: str | bytes) -> list[dict[str, Any]]:
     """Every object in a (multi-document) manifest, ``List`` kinds expanded, empty documents skipped."""
+    yaml, loader, _ = _yaml()
     try:
-        docs = list(yaml.load_all(text, Loader=_KubeLoader))
+        docs = list(yaml.load_all(text, Loader=loader))
     except yaml.YAMLError as exc:
         raise BadRequest.make(f"error converting YAML to JSON: {exc}") from exc
     out: list[dict[str, Any]] = []
@@ -256,19 +278,6 @@ def load_objects(text: str | bytes, registry: Registry) -> list[Any]:
 _TOP_ORDER = {"apiVersion": 0, "kind": 1, "metadata": 2, "spec": 3, "status": 4}
 
 
-class _KubeDumper(_BaseDumper):  # type: ignore[misc]
-    pass
-
-
-def _str_presenter(dumper: Any, value: str) -> Any:
-    # Multi-line strings (scripts, config files in ConfigMaps) as literal blocks, like kubectl.
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_KubeDumper.add_representer(str, _str_presenter)
-
-
 def _sorted(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _sorted(value[k]) for k in sorted(value)}
@@ -283,6 +292,7 @@ def dump_yaml(obj: Any) -> str:
         return "---\n".join(dump_yaml(o) for o in obj)
     d = to_dict(obj)
     ordered = {k: _sorted(d[k]) for k in sorted(d, key=lambda k: (_TOP_ORDER.get(k, 5), k))}
-    text: str = yaml.dump(ordered, Dumper=_KubeDumper, sort_keys=False, default_flow_style=False,
+    yaml, _, dumper = _yaml()
+    text: str = yaml.dump(ordered, Dumper=dumper, sort_keys=False, default_flow_style=False,
                           allow_unicode=True, width=1 << 30)
     return text

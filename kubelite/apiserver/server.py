@@ -34,6 +34,7 @@ k8s.io/apiserver/pkg/registry/rest.
 from __future__ import annotations
 
 import builtins
+import importlib
 import random
 from collections.abc import Callable
 from typing import Any
@@ -77,14 +78,8 @@ from kubelite.apiserver.registry.store import GenericStore
 from kubelite.apiserver.registry.strategies import StrategySet
 from kubelite.apiserver.registry.tables import ResourceTables
 from kubelite.apiserver.request import ListResponse, Options, Request, Response
-from kubelite.apiserver.rest import REST, LazyREST, method_name
-from kubelite.apiserver.rest.approval import ApprovalREST
-from kubelite.apiserver.rest.binding import BindingREST, LegacyBindingREST
-from kubelite.apiserver.rest.eviction import EvictionREST
-from kubelite.apiserver.rest.finalize import FinalizeREST
+from kubelite.apiserver.rest import RESOURCE_REVIEWS, REST, LazyREST, method_name
 from kubelite.apiserver.rest.resource import ResourceREST
-from kubelite.apiserver.rest.reviews import RESOURCE_REVIEWS, ReviewREST
-from kubelite.apiserver.rest.scale import ScaleREST
 from kubelite.apiserver.rest.status import StatusREST
 from kubelite.apiserver.scope import Scope
 from kubelite.apiserver.ssa import FieldManager
@@ -202,24 +197,28 @@ class ApiServer:
         self._resource_rest = ResourceREST(self.scope)
         #: component name -> is it running: what ``componentstatuses`` probes (the cluster registers its components)
         self.component_probes: dict[str, Callable[[], bool]] = {}
-        binding = BindingREST(self.scope)
-        # REST objects other than the generic one, by (group, plural, subresource)
+        scope = self.scope
+        binding = _lazy_rest("binding", "BindingREST", scope)
+        # REST objects other than the generic one, by (group, plural, subresource); each made, and its module
+        # imported, with its first request
         self._rest: dict[tuple[str, str, str], REST] = {
-            ("", "bindings", ""): LegacyBindingREST(binding),
+            ("", "bindings", ""): _lazy_rest("binding", "LegacyBindingREST", binding),
             ("", "pods", "binding"): binding,
-            ("", "pods", "eviction"): EvictionREST(self.scope),
-            ("", "namespaces", "finalize"): FinalizeREST(self.scope),
+            ("", "pods", "eviction"): _lazy_rest("eviction", "EvictionREST", scope),
+            ("", "namespaces", "finalize"): _lazy_rest("finalize", "FinalizeREST", scope),
             # built with their first request (their modules, PyJWT and cryptography load then: cold start)
             ("", "serviceaccounts", "token"): LazyREST(self._token_rest),
             ("", "componentstatuses", ""): LazyREST(self._component_status_rest),
-            ("certificates.k8s.io", "certificatesigningrequests", "approval"): ApprovalREST(self.scope),
+            ("certificates.k8s.io", "certificatesigningrequests", "approval"): _lazy_rest(
+                "approval", "ApprovalREST", scope),
         }
-        reviews = ReviewREST(self.scope, authenticator=self.authenticator, rbac=self.rbac)
+        reviews = _lazy_rest("reviews", "ReviewREST", scope, authenticator=self.authenticator, rbac=self.rbac)
         self._rest.update({(group, plural, ""): reviews for group, plural in RESOURCE_REVIEWS})
         # group/versions other API servers serve behind this one (kube-aggregator; metrics-server)
         self.aggregator = Aggregator(self.registry, self._rest)
         # subresources every kind that lists them serves the same way
-        self._generic_subresources: dict[str, REST] = {"status": StatusREST(self.scope), "scale": ScaleREST(self.scope)}
+        self._generic_subresources: dict[str, REST] = {"status": StatusREST(self.scope),
+                                                       "scale": _lazy_rest("scale", "ScaleREST", self.scope)}
         for info in self.registry:
             self.tables.add(info)
 
@@ -494,6 +493,12 @@ class ApiServer:
 
     def compact(self, revision: int | None = None) -> int:
         return self.store.compact(revision)
+
+
+def _lazy_rest(module: str, cls: str, *args: Any, **kwargs: Any) -> LazyREST:
+    """``kubelite.apiserver.rest.<module>.<cls>(*args, **kwargs)``, made with its endpoint's first request."""
+    return LazyREST(lambda: getattr(importlib.import_module(f"kubelite.apiserver.rest.{module}"), cls)(*args,
+                                                                                                      **kwargs))
 
 
 def _with(req: Request, **changes: Any) -> Request:

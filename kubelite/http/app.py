@@ -30,7 +30,6 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 import msgspec
-import yaml
 
 from kubelite.api import protobuf
 from kubelite.api.resources import ResourceInfo
@@ -909,6 +908,8 @@ def _container_status(pod: dict[str, Any], container: str) -> dict[str, Any]:
 
 
 def _yaml(data: bytes) -> Any:
+    import yaml  # with the first YAML body (clients send JSON; kubectl's YAML manifests arrive as JSON)
+
     try:
         return yaml.safe_load(data) if data.strip() else None
     except yaml.YAMLError as e:

@@ -23,6 +23,7 @@ import pytest
 import kubelite.apiserver.delta as delta
 import kubelite.apiserver.handlers.patch as patch_handler
 import kubelite.apiserver.heartbeat as heartbeat
+import kubelite.apiserver.patch as patch_formats
 from kubelite.apiserver.admission import AdmissionChain
 from kubelite.apiserver.auth.decisions import Decisions
 from kubelite.apiserver.patch import apply_strategic_merge_patch
@@ -41,7 +42,8 @@ def whole_path(mp: pytest.MonkeyPatch) -> Iterator[None]:
     (no remembered decisions: ``apiserver/auth/decisions.py``)."""
     with mp.context() as m:
         m.setattr(patch_handler, "decode_changed", lambda *a: None)
-        m.setattr(patch_handler, "apply_strategic_merge_patch_shared", apply_strategic_merge_patch)
+        # the PATCH handler reads the formats from their package when a patch arrives (they load with the first)
+        m.setattr(patch_formats, "apply_strategic_merge_patch_shared", apply_strategic_merge_patch)
         m.setattr(heartbeat, "validate_change", lambda *a: None)
         m.setattr(heartbeat, "retimed", lambda *a, **k: None)
         m.setattr(AdmissionChain, "sees", lambda self, req: True)

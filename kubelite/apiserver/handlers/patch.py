@@ -19,13 +19,6 @@ from kubelite.api.resources import ResourceInfo
 from kubelite.api.schema import Schema, builtin_schemas
 from kubelite.apiserver.delta import decode_changed
 from kubelite.apiserver.handlers.update import copy_json
-from kubelite.apiserver.patch import (
-    apply_json_patch,
-    apply_merge_patch,
-    apply_merge_patch_shared,
-    apply_strategic_merge_patch,
-    apply_strategic_merge_patch_shared,
-)
 from kubelite.apiserver.pipeline import canonical_quantities, check_depth
 from kubelite.apiserver.registry.store import Write, parse_resource_version
 from kubelite.apiserver.registry.strategy import Strategy, UpdateStrategy
@@ -56,18 +49,22 @@ def apply_patch(live: dict[str, Any], patch: Any, patch_type: str, *, shared: bo
                 strategy: Strategy | UpdateStrategy | _VersionSchema | None = None) -> dict[str, Any]:
     """``live`` patched by a JSON, merge or strategic merge patch (a new object; ``live`` is unchanged).
     ``shared``: untouched parts of a merge or strategic patch's result may be shared with ``live``."""
+    # the patch formats load with the first PATCH (a cluster's start sends none; issue #17, cold start)
+    from kubelite.apiserver import patch as formats
+
     if patch_type == "json":
-        out = apply_json_patch(live, patch)
+        out = formats.apply_json_patch(live, patch)
     elif patch_type == "merge":
         if not isinstance(patch, dict):
             raise BadRequest.make("the body of the request was in an unknown format")
-        out = (apply_merge_patch_shared if shared else apply_merge_patch)(live, patch)
+        out = (formats.apply_merge_patch_shared if shared else formats.apply_merge_patch)(live, patch)
     else:
         if not isinstance(patch, dict):
             raise BadRequest.make("the body of the request was in an unknown format")
         schema = strategy.ssa_schema() if strategy is not None else None
         assert schema is not None
-        out = (apply_strategic_merge_patch_shared if shared else apply_strategic_merge_patch)(live, patch, schema)
+        out = (formats.apply_strategic_merge_patch_shared if shared
+               else formats.apply_strategic_merge_patch)(live, patch, schema)
     if not isinstance(out, dict):
         raise BadRequest.make("the patched object is not an object")
     return out

@@ -27,7 +27,6 @@ from typing import Any
 import msgspec
 
 from kubelite.api.resources import ResourceInfo
-from kubelite.apiserver.registry import autoscaling_v1
 from kubelite.errors import BadRequest
 from kubelite.store import WatchEvent
 from kubelite.store.watch import BOOKMARK, ERROR
@@ -106,10 +105,23 @@ class Scheme:
         return WatchEvent(ev.type, ev.rv, self.encode_for(info, ev.data, version))
 
 
+def _autoscaling_v1(name: str) -> Convert:
+    """``registry.autoscaling_v1.<name>``, its module imported with the first HorizontalPodAutoscaler it
+    converts (a cluster without one never loads it; issue #17, cold start)."""
+
+    def convert(obj: dict[str, Any]) -> dict[str, Any]:
+        from kubelite.apiserver.registry import autoscaling_v1
+
+        out: dict[str, Any] = getattr(autoscaling_v1, name)(obj)
+        return out
+
+    return convert
+
+
 def builtin_scheme() -> Scheme:
     """The conversions kube-apiserver registers for the built-in kinds kubelite serves in several versions."""
     scheme = Scheme()
     scheme.add("autoscaling", "HorizontalPodAutoscaler", "v1",
-               to_storage=autoscaling_v1.from_v1, from_storage=autoscaling_v1.to_v1)
-    scheme.add_storage_normalizer("autoscaling", "HorizontalPodAutoscaler", autoscaling_v1.hub)
+               to_storage=_autoscaling_v1("from_v1"), from_storage=_autoscaling_v1("to_v1"))
+    scheme.add_storage_normalizer("autoscaling", "HorizontalPodAutoscaler", _autoscaling_v1("hub"))
     return scheme

@@ -15,7 +15,15 @@ from typing import Any, Protocol
 from kubelite.api.resources import ResourceInfo
 from kubelite.apiserver.request import Request
 
-__all__ = ["REST", "LazyREST", "method_name"]
+__all__ = ["REST", "RESOURCE_REVIEWS", "LazyREST", "method_name"]
+
+_AUTHN, _AUTHZ = "authentication.k8s.io", "authorization.k8s.io"
+#: (group, plural) of every review resource (served by :mod:`.reviews`)
+RESOURCE_REVIEWS = (
+    (_AUTHN, "tokenreviews"), (_AUTHN, "selfsubjectreviews"), (_AUTHZ, "subjectaccessreviews"),
+    (_AUTHZ, "selfsubjectaccessreviews"), (_AUTHZ, "localsubjectaccessreviews"),
+    (_AUTHZ, "selfsubjectrulesreviews"),
+)
 
 
 class REST(Protocol):
@@ -33,20 +41,21 @@ Handler = Callable[[ResourceInfo, Request], Awaitable[Any]]
 
 
 class LazyREST:
-    """A REST object built by ``factory`` on its first request, so its module loads with its first use (cold
-    start: a cluster that never asks for a token imports no JWT code)."""
+    """A REST object made (and its module imported) by ``make()`` when its endpoint is first asked anything:
+    the subresources a cluster's start never requests (``pods/binding``, ``pods/eviction``, ``scale``, the
+    reviews, ...) cost nothing until a client does (issue #17, cold start). Every attribute is the made
+    object's, so it serves exactly as that object would."""
 
-    def __init__(self, factory: Callable[[], REST]) -> None:
-        self._factory = factory
-        self._rest: REST | None = None
+    __slots__ = ("_make", "_rest")
 
-    def built(self) -> REST:
-        if self._rest is None:
-            self._rest = self._factory()
-        return self._rest
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make: Callable[[], Any] | None = make
+        self._rest: Any = None
 
-    def verbs(self, info: ResourceInfo) -> frozenset[str]:
-        return self.built().verbs(info)
-
-    def __getattr__(self, name: str) -> Any:  # the verb methods (``get``, ``create``, ...) of the built object
-        return getattr(self.built(), name)
+    def __getattr__(self, name: str) -> Any:
+        rest = self._rest
+        if rest is None:
+            make, self._make = self._make, None
+            assert make is not None
+            rest = self._rest = make()
+        return getattr(rest, name)

@@ -37,6 +37,7 @@ from kubelite.apiserver.auth.rbac import Attributes, RBACAuthorizer
 from kubelite.apiserver.auth.user import SYSTEM_PRIVILEGED_GROUP, UserInfo, user_fields
 from kubelite.apiserver.registry.store import Write
 from kubelite.apiserver.request import Request, Response
+from kubelite.apiserver.rest import RESOURCE_REVIEWS
 from kubelite.apiserver.scope import Scope
 from kubelite.errors import BadRequest, FieldError, invalid
 
@@ -46,13 +47,6 @@ _encode = msgspec.json.Encoder().encode
 
 #: kube-apiserver's ``--api-audiences`` default: the service-account issuer
 API_AUDIENCES = ("https://kubernetes.default.svc.cluster.local",)
-_AUTHN, _AUTHZ = "authentication.k8s.io", "authorization.k8s.io"
-#: (group, plural) of every review resource
-RESOURCE_REVIEWS = (
-    (_AUTHN, "tokenreviews"), (_AUTHN, "selfsubjectreviews"), (_AUTHZ, "subjectaccessreviews"),
-    (_AUTHZ, "selfsubjectaccessreviews"), (_AUTHZ, "localsubjectaccessreviews"),
-    (_AUTHZ, "selfsubjectrulesreviews"),
-)
 #: upstream's privileged-groups authorizer as a RuleResolver: everything, for members of system:masters
 _ALL_RESOURCES = {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}
 _ALL_URLS = {"verbs": ["*"], "nonResourceURLs": ["*"]}

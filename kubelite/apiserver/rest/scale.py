@@ -14,7 +14,6 @@ from kubelite.api.labels import selector_from_label_selector
 from kubelite.api.resources import GET_PATCH_UPDATE, ResourceInfo
 from kubelite.apiserver.handlers.patch import check_patch_type
 from kubelite.apiserver.handlers.update import copy_json
-from kubelite.apiserver.patch import apply_json_patch, apply_merge_patch
 from kubelite.apiserver.registry.store import Write, parse_resource_version
 from kubelite.apiserver.registry.strategy import ScaleStrategy
 from kubelite.apiserver.request import Request, Response
@@ -96,10 +95,12 @@ class ScaleREST:
     async def patch(self, info: ResourceInfo, req: Request) -> Response:
         patch_type = check_patch_type(req.options.patch_type)
         scale = self._read(info, req)
+        from kubelite.apiserver import patch as patch_formats  # with the first PATCH (cold start)
+
         if patch_type == "json":
-            scale = apply_json_patch(scale, req.body)
+            scale = patch_formats.apply_json_patch(scale, req.body)
         else:
-            scale = apply_merge_patch(scale, req.body)
+            scale = patch_formats.apply_merge_patch(scale, req.body)
         return await self._write(info, req, scale)
 
     async def _write(self, info: ResourceInfo, req: Request, body: Any) -> Response:
