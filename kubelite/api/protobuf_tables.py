@@ -460,7 +460,7 @@ MESSAGES: dict[str, tuple[tuple[int, str, str, str], ...]] = {
     'core.v1.ComponentStatus': ((1, 'metadata', 'meta.v1.ObjectMeta', ''),
         (2, 'conditions', 'core.v1.ComponentCondition', 'r')),
     'core.v1.ComponentStatusList': ((1, 'metadata', 'meta.v1.ListMeta', ''),
-        (2, 'items', 'core.v1.ComponentStatus', 'r')),
+        (2, 'items', 'core.v1.ComponentStatus', 'rz')),
     'core.v1.ConfigMap': ((1, 'metadata', 'meta.v1.ObjectMeta', ''), (4, 'immutable', 'bool', 'z'),
         (2, 'data', 'string', 'm'), (3, 'binaryData', 'bytes', 'm')),
     'core.v1.ConfigMapEnvSource': ((1, '', 'core.v1.LocalObjectReference', 'zi'), (2, 'optional', 'bool', 'z')),
