@@ -39,6 +39,8 @@ from kubelite.controllers.endpointslice import (
     _pod_services,
     _selector_matches,
     find_port,
+    pod_hostname,
+    should_pod_be_in_endpoints,
 )
 from kubelite.controllers.handler import unwrap
 from kubelite.controllers.kcm import ControllerContext
@@ -66,25 +68,14 @@ MANAGED_BY, CONTROLLER_NAME = "endpoints.kubernetes.io/managed-by", "endpoint-co
 Obj = dict[str, Any]
 
 
-def should_pod_be_in_endpoints(pod: Pod, include_terminating: bool) -> bool:
-    """``ShouldPodBeInEndpoints``: not terminal, has an IP, and not terminating unless that is allowed."""
-    st = pod.status
-    if st is None or st.phase in ("Failed", "Succeeded"):
-        return False
-    if not (st.pod_ip or st.pod_ips):
-        return False
-    return include_terminating or pod.metadata is None or pod.metadata.deletion_timestamp is None
-
-
 def _address(pod: Pod, svc: Service) -> Obj:
     """``podToEndpointAddressForService`` (+ ``ShouldSetHostname``)."""
     meta, spec, st = pod.metadata, pod.spec, pod.status
     assert meta is not None and st is not None
     addr: Obj = {"ip": st.pod_ip or (st.pod_ips[0].ip if st.pod_ips else "")}
-    svc_meta = svc.metadata
-    if (spec is not None and spec.hostname and svc_meta is not None and spec.subdomain == svc_meta.name
-            and meta.namespace == svc_meta.namespace):
-        addr["hostname"] = spec.hostname
+    hostname = pod_hostname(pod, svc)
+    if hostname:
+        addr["hostname"] = hostname
     if spec is not None and spec.node_name:
         addr["nodeName"] = spec.node_name
     addr["targetRef"] = {"kind": "Pod", "namespace": meta.namespace, "name": meta.name, "uid": meta.uid}

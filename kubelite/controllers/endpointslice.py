@@ -36,6 +36,7 @@ from kubelite.api.types import Node, Pod, Service
 from kubelite.controllers.controller_utils import owner_reference
 from kubelite.controllers.handler import unwrap
 from kubelite.controllers.kcm import ControllerContext
+from kubelite.controllers.podutil import is_pod_ready
 from kubelite.controllers.predicate import Funcs
 from kubelite.controllers.reconcile import Request, Result, TransientError
 from kubelite.errors import ApiError, Conflict, NotFound
@@ -48,8 +49,10 @@ __all__ = [
     "MAX_ENDPOINTS_PER_SLICE",
     "NAME",
     "EndpointSliceReconciler",
+    "pod_hostname",
     "pod_to_endpoint",
     "register",
+    "should_pod_be_in_endpoints",
 ]
 
 NAME = "endpointslice"
@@ -74,25 +77,26 @@ class StaleInformerCacheError(TransientError):
 
 
 # --- pure helpers (podToEndpoint, getEndpointPorts, ShouldPodBeInEndpoints) ---
-def _pod_ready(pod: Pod) -> bool:
+def should_pod_be_in_endpoints(pod: Pod, include_terminating: bool) -> bool:
+    """``endpointutil.ShouldPodBeInEndpoints``: not terminal (``podutil.IsPodTerminal``: Failed or Succeeded,
+    whatever its restart policy), has an IP, and not terminating unless that is allowed. The EndpointSlice
+    controller includes terminating pods; the Endpoints controller only when the Service publishes not-ready
+    addresses."""
     st = pod.status
-    for c in (st.conditions if st is not None else None) or ():
-        if c.type == "Ready":
-            return c.status == "True"
-    return False
-
-
-def should_pod_be_in_endpoints(pod: Pod) -> bool:
-    """``endpointutil.ShouldPodBeInEndpoints(pod, includeTerminating=true)``."""
-    st = pod.status
-    if st is None or not (st.pod_ip or st.pod_ips):
+    if st is None or st.phase in ("Failed", "Succeeded"):
         return False
-    policy = pod.spec.restart_policy if pod.spec is not None else None
-    if policy == "Never":
-        return st.phase not in ("Failed", "Succeeded")
-    if policy == "OnFailure":
-        return st.phase != "Succeeded"
-    return True
+    if not (st.pod_ip or st.pod_ips):
+        return False
+    return include_terminating or pod.metadata is None or pod.metadata.deletion_timestamp is None
+
+
+def pod_hostname(pod: Pod, svc: Service) -> str | None:
+    """``ShouldSetHostname``: the pod's hostname when its subdomain is the Service's name in its namespace."""
+    meta, spec, svc_meta = pod.metadata, pod.spec, svc.metadata
+    if (spec is not None and spec.hostname and meta is not None and svc_meta is not None
+            and spec.subdomain == svc_meta.name and meta.namespace == svc_meta.namespace):
+        return spec.hostname
+    return None
 
 
 def find_port(pod: Pod, target: Any, protocol: str) -> int | None:
@@ -130,7 +134,7 @@ def pod_to_endpoint(pod: Pod, svc: Service, zone: str | None) -> Obj:
     """``podToEndpoint``: the endpoint dict for one pod (IPv4 addresses)."""
     meta, spec, st = pod.metadata, pod.spec, pod.status
     assert meta is not None and st is not None
-    serving = _pod_ready(pod)
+    serving = is_pod_ready(pod)
     terminating = meta.deletion_timestamp is not None
     publish = bool(svc.spec is not None and svc.spec.publish_not_ready_addresses)
     ip = st.pod_ip or (st.pod_ips[0].ip if st.pod_ips else "")
@@ -145,10 +149,9 @@ def pod_to_endpoint(pod: Pod, svc: Service, zone: str | None) -> Obj:
         ep["nodeName"] = node_name
     if zone:
         ep["zone"] = zone
-    svc_meta = svc.metadata
-    if (spec is not None and spec.hostname and svc_meta is not None and spec.subdomain == svc_meta.name
-            and meta.namespace == svc_meta.namespace):
-        ep["hostname"] = spec.hostname
+    hostname = pod_hostname(pod, svc)
+    if hostname:
+        ep["hostname"] = hostname
     return ep
 
 
@@ -179,7 +182,7 @@ def _pod_endpoint_changed(old: Pod, new: Pod) -> bool:
     os_, ns_ = old.status, new.status
     o_ip = os_.pod_ip if os_ is not None else None
     n_ip = ns_.pod_ip if ns_ is not None else None
-    if o_ip != n_ip or _pod_ready(old) != _pod_ready(new):
+    if o_ip != n_ip or is_pod_ready(old) != is_pod_ready(new):
         return True
     if (os_.phase if os_ is not None else None) != (ns_.phase if ns_ is not None else None):
         return True
@@ -286,7 +289,7 @@ class EndpointSliceReconciler:
         missing = False
         for pod in self.pods.namespace(meta.namespace or "").list():
             pm = pod.metadata
-            if pm is None or not _selector_matches(selector, pm.labels) or not should_pod_be_in_endpoints(pod):
+            if pm is None or not _selector_matches(selector, pm.labels) or not should_pod_be_in_endpoints(pod, True):
                 continue
             node_name = pod.spec.node_name if pod.spec is not None else None
             zone = None

@@ -6,10 +6,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import msgspec
 import pytest
 
+from kubelite.api.types import Pod
 from kubelite.cluster import Cluster
-from kubelite.controllers.endpointslice import LABEL_MANAGED_BY, LABEL_SERVICE_NAME, MANAGED_BY
+from kubelite.controllers.endpointslice import (
+    LABEL_MANAGED_BY,
+    LABEL_SERVICE_NAME,
+    MANAGED_BY,
+    should_pod_be_in_endpoints,
+)
 from kubelite.kubelet import ImageProfile, ImageRegistry
 
 PROBE = {"httpGet": {"port": 8080}, "periodSeconds": 1, "failureThreshold": 1}
@@ -173,3 +180,30 @@ async def test_recreates_deleted_slice_and_stays_quiet_when_settled(cluster: Clu
     [s3] = await slices(cluster)
     assert s3["metadata"]["name"] != s["metadata"]["name"]
     assert [e["targetRef"]["name"] for e in s3["endpoints"]] == ["web-0"]
+
+
+def _typed_pod(phase: str, *, restart: str = "Always", ip: str | None = "10.0.0.5", deleting: bool = False) -> Pod:
+    meta: dict[str, Any] = {"name": "p", "namespace": "default"}
+    if deleting:
+        meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    status: dict[str, Any] = {"phase": phase}
+    if ip:
+        status["podIP"] = ip
+    return msgspec.convert({"metadata": meta, "spec": {"restartPolicy": restart, "containers": []},
+                            "status": status}, Pod)
+
+
+@pytest.mark.parametrize(("pod", "include_terminating", "expected"), [
+    pytest.param(_typed_pod("Running"), True, True, id="running"),
+    pytest.param(_typed_pod("Pending", ip=None), True, False, id="no-ip"),
+    pytest.param(_typed_pod("Succeeded", restart="Always"), True, False, id="succeeded-always"),
+    # IsPodTerminal: a Failed pod is out whatever its restart policy (an evicted pod of a Deployment); the
+    # restart-policy rule this controller followed before upstream 1.27 kept it in
+    pytest.param(_typed_pod("Failed", restart="Always"), True, False, id="failed-always"),
+    pytest.param(_typed_pod("Failed", restart="OnFailure"), True, False, id="failed-onfailure"),
+    pytest.param(_typed_pod("Running", deleting=True), True, True, id="terminating-included"),
+    pytest.param(_typed_pod("Running", deleting=True), False, False, id="terminating-excluded"),
+])
+def test_should_pod_be_in_endpoints(pod: Pod, include_terminating: bool, expected: bool) -> None:
+    """``endpointutil.ShouldPodBeInEndpoints``, shared by the EndpointSlice and Endpoints controllers."""
+    assert should_pod_be_in_endpoints(pod, include_terminating) is expected
