@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+import sys
+import types
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
+import _pytest.pytester
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -22,3 +26,45 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "kubelite"))
 async def cluster() -> AsyncIterator[Cluster]:
     async with Cluster(seed=1) as c:
         yield c
+
+
+class _KeepLibraryModules(_pytest.pytester.SysModulesSnapshot):
+    """pytester's snapshot of ``sys.modules`` that unloads only the modules its runs loaded from the test
+    directories pytester writes (the throwaway ``test_*.py`` and ``conftest.py`` of each run, so runs never
+    see each other's), and keeps every library module a run imported.
+
+    Plain pytester unloads every module imported while a run (or the test holding ``pytester``) ran. A
+    package imported before keeps its attributes, though: the submodules the import system bound on it, and
+    the names a lazy package (``kubelite.lazy``) cached on first read. Those then point at modules no longer
+    in ``sys.modules``, so every later test in the process saw ``kubelite.api.types.Pod`` from an unloaded
+    ``core_v1`` (its string annotations no longer resolve: "name 'meta_v1' is not defined"; the resource
+    registry knows the re-imported class, not it: "Pod is not a registered resource kind"). Keeping what a
+    run imported from outside its test directory is what an eager import would have left behind.
+    """
+
+    def __init__(self, preserve: Callable[[str], bool] | None = None, *, throwaway: Path) -> None:
+        super().__init__(preserve)
+        self._before = set(sys.modules)
+        self._throwaway = throwaway
+
+    def restore(self) -> None:
+        kept = {name: module for name, module in sys.modules.items()
+                if name not in self._before and not _loaded_from(module, self._throwaway)}
+        super().restore()
+        sys.modules.update(kept)
+
+
+def _loaded_from(module: types.ModuleType | None, directory: Path) -> bool:
+    file = getattr(module, "__file__", None)
+    return file is not None and Path(file).is_relative_to(directory)
+
+
+@pytest.fixture(autouse=True)
+def _pytester_keeps_library_modules(request: pytest.FixtureRequest) -> None:
+    """Before a test's ``pytester`` is made, its module snapshots become :class:`_KeepLibraryModules`."""
+    if "pytester" not in request.fixturenames:
+        return
+    throwaway = request.getfixturevalue("tmp_path_factory").getbasetemp()
+    request.getfixturevalue("monkeypatch").setattr(
+        _pytest.pytester, "SysModulesSnapshot",
+        lambda preserve=None: _KeepLibraryModules(preserve, throwaway=throwaway))
