@@ -68,3 +68,43 @@ def _pytester_keeps_library_modules(request: pytest.FixtureRequest) -> None:
     request.getfixturevalue("monkeypatch").setattr(
         _pytest.pytester, "SysModulesSnapshot",
         lambda preserve=None: _KeepLibraryModules(preserve, throwaway=throwaway))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--test-order", default=None, metavar="MODE",
+        help="run the collected tests in another order, to find order dependencies: 'reverse-files' or "
+             "'shuffle-files:SEED' (files reordered, each file's tests in their order), 'reverse' or "
+             "'shuffle:SEED' (every test)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    mode = config.getoption("--test-order")
+    if mode:
+        items[:] = reorder(items, mode)
+
+
+def reorder(items: list[pytest.Item], mode: str) -> list[pytest.Item]:
+    """``items`` in the order ``--test-order=MODE`` names (see :func:`pytest_addoption`)."""
+    import random
+
+    name, _, seed = mode.partition(":")
+    rng = random.Random(int(seed or 0))
+    if name in ("reverse", "shuffle"):
+        out = list(items)
+        if name == "reverse":
+            out.reverse()
+        else:
+            rng.shuffle(out)
+        return out
+    if name not in ("reverse-files", "shuffle-files"):
+        raise pytest.UsageError(f"--test-order: unknown mode {mode!r}")
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.partition("::")[0], []).append(item)
+    groups = list(files.values())
+    if name == "reverse-files":
+        groups.reverse()
+    else:
+        rng.shuffle(groups)
+    return [item for group in groups for item in group]
