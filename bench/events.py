@@ -1,6 +1,6 @@
 """What one Event costs end to end (issue #17): recorder, correlator, the create through the API.
 
-    python bench/events.py [--events 15000] [--profile]
+    python bench/events.py [--events 15000] [--profile] [--ab]
 
 One recorder (component ``kubelet``, as a node's) records ``--events`` distinct Events, one per pod object
 (the kubelet's ``Pulled``), into the default cluster (every controller, managedFields on); then its
@@ -8,17 +8,24 @@ broadcaster writes them. Distinct objects mean the correlator neither aggregates
 a create, as the five Events of each pod in the deploy runs are. Reports CPU per Event for recording (build
 and queue) and for the write (correlate + create through the pipeline), and, in the same process, the
 recorder side alone (generate, correlate, update_state, with no API). ``--profile`` prints the write's top
-functions (cProfile inflates per-item Python loops; py-spy gives truer shares).
+functions (cProfile inflates per-item Python loops; py-spy gives truer shares). ``--ab`` writes the Events
+in one cluster in alternating chunks with stop 24's create shortcuts on and off (the body parsed straight
+into its Struct, the admission plugins resolved per resource, a create's managedFields without the update
+path's request handling) and prints the median chunk's CPU per Event
+of each, and their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import os
 import pstats
+import statistics
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from kubelite.clock import VirtualClock
@@ -77,11 +84,68 @@ def recorder_side(n: int) -> tuple[float, float, float]:
     return (c1 - c0) / n, (c2 - c1) / n, (c3 - c2) / n
 
 
+@contextlib.contextmanager
+def _shortcuts_off() -> Iterator[None]:
+    """Stop 24's create shortcuts off: every body parsed to a dict and converted, every admission plugin
+    of the operation asked (``handles``) whatever the resource, a create's managedFields through
+    ``FieldManager.update``."""
+    from kubelite.apiserver.pipeline import Decoder
+    from kubelite.apiserver.registry.store import GenericStore
+
+    decode_json, track_created = Decoder.decode_json, GenericStore.track_created
+    Decoder.decode_json = lambda self, *a: None  # type: ignore[method-assign]
+    GenericStore.track_created = lambda self, st, obj, m: self.track(st, None, obj, m)  # type: ignore[method-assign]
+    saved = {cls: cls.resources for cls in {type(p) for p in _PLUGINS if hasattr(p, "resources")}}
+    for cls in saved:
+        del cls.resources  # (the chain's per-resource lists are cleared around each chunk)
+    try:
+        yield
+    finally:
+        Decoder.decode_json = decode_json  # type: ignore[method-assign]
+        GenericStore.track_created = track_created  # type: ignore[method-assign]
+        for cls, res in saved.items():
+            cls.resources = res
+
+
+_PLUGINS: list[Any] = []
+
+
+async def ab(n: int, chunk: int = 250) -> None:
+    async with Cluster(seed=1, nodes=[{"count": 2}]) as cluster:
+        await cluster.settle()
+        chain = cluster.apiserver.admission
+        _PLUGINS[:] = [*chain.mutating_plugins, *chain.validating_plugins]
+        b = EventBroadcaster(cluster.client, clock=cluster.clock, rng=cluster.rng, max_queued=2 * n + 1)
+        rec = b.new_recorder(component="kubelet", host="node-0")
+        objs = pods(2 * n)
+        times: dict[bool, list[float]] = {True: [], False: []}
+        for k, start in enumerate(range(0, 2 * n, chunk)):
+            on = k % 4 in (0, 3)  # on, off, off, on, ...: neither side always goes first
+            for p in objs[start:start + chunk]:
+                rec.event(p, "Normal", "Pulled", MESSAGE)
+            chain._by_operation.clear()
+            c0 = time.process_time()
+            if on:
+                await b.flush()
+            else:
+                with _shortcuts_off():
+                    await b.flush()
+            times[on].append((time.process_time() - c0) / chunk * 1e6)
+        med = {k: statistics.median(v) for k, v in times.items()}
+        print(f"A/B, {2 * n:,} Event writes in chunks of {chunk}: shortcuts on {med[True]:.1f} us, off "
+              f"{med[False]:.1f} us per Event (median chunk), ratio {med[True] / med[False]:.3f}, "
+              f"load {os.getloadavg()[0]:.1f}")
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--events", type=int, default=15_000)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--ab", action="store_true")
     args = ap.parse_args()
+    if args.ab:
+        await ab(args.events)
+        return
     record, write = await end_to_end(args.events, args.profile)
     print(f"end to end, {args.events:,} Events: record {record * 1e6:.1f} us, write {write * 1e6:.1f} us per Event "
           f"(correlate + create through the API), load {os.getloadavg()[0]:.1f}")

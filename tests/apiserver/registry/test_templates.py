@@ -541,3 +541,91 @@ async def test_a_create_decodes_its_body_once_and_encodes_once() -> None:
         assert (hit.encodes, hit.decodes) == (3, 1)
         stored = [await cluster.client.get("pods", f"web-{i}") for i in range(7)]
         assert all(p["status"]["phase"] == "Pending" and p["metadata"]["managedFields"] for p in stored)
+
+
+# --- names a caching plugin generates per object (upstream's projected token volume) -------------------
+
+_TOKEN_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+
+def _projected_tokens(cl: Cluster) -> Awaitable[None]:
+    """A step: the cluster's ServiceAccount plugin also mounts upstream's projected token volume, named by
+    ``generate_name`` (``kube-api-access-<5 random chars>``, drawn from the cluster's RNG) as upstream's
+    ``mountServiceAccountToken`` does: one volume, mounted in every container that has none at the path."""
+    from kubelite.apiserver.admission.chain import generate_name
+    from kubelite.apiserver.admission.service_account import ServiceAccountAdmission
+
+    (plugin,) = [p for p in cl.apiserver.admission.mutating_plugins if isinstance(p, ServiceAccountAdmission)]
+    admit = plugin.admit
+
+    def with_token(req: AdmissionRequest) -> None:
+        admit(req)
+        assert req.object is not None
+        spec = req.object["spec"]
+        name = generate_name(req, cl.rng, "kube-api-access-")
+        spec["volumes"] = [*(spec.get("volumes") or []), {"name": name, "projected": {"defaultMode": 420, "sources": [
+            {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+            {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+            {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1",
+                                                                          "fieldPath": "metadata.namespace"}}]}}]}}]
+        for c in spec.get("containers") or ():
+            mounts = c.get("volumeMounts") or []
+            if not any(m.get("mountPath") == _TOKEN_PATH for m in mounts):
+                c["volumeMounts"] = [*mounts, {"name": name, "readOnly": True, "mountPath": _TOKEN_PATH}]
+
+    plugin.admit = with_token  # type: ignore[method-assign]
+    return _none()
+
+
+_SHARES_BASE = {"containers": [{"name": "c", "image": "nginx", "env": [{"name": "V", "value": "kube-api-access-"}]}]}
+_BAD_NAME = {"containers": [{"name": "Bad_Name", "image": "nginx"}]}
+
+
+@pytest.mark.parametrize(("steps", "hits"), [
+    pytest.param([_projected_tokens, *creates([pod(i, SPECS[i % 3]) for i in range(9)])], 3,
+                 id="token-volume-on-every-pod"),
+    pytest.param([_projected_tokens, *creates([pod(i, SPECS[1], name="", generateName="web-") for i in range(4)])], 2,
+                 id="token-volume-then-generate-name-then-uid"),
+    pytest.param([_projected_tokens, obj(DOOMED), *creates([pod(i, SPECS[0], ns="doomed") for i in range(3)]),
+                  _terminate("doomed"), *creates([pod(i, SPECS[0], ns="doomed") for i in range(3, 5)]),
+                  *creates([pod(i, SPECS[0]) for i in range(5, 8)])], 4,  # (rejected hits, which draw nothing, count)
+                 id="token-volume-rejected-before-the-draw"),
+    pytest.param([_projected_tokens, obj(limit_range(default={"cpu": "500m"})),
+                  *creates([pod(i, SPECS[0]) for i in range(4)]), *creates([pod(i, _BAD_NAME) for i in range(4, 7)])],
+                 2, id="token-volume-with-limitranger-and-an-invalid-spec"),
+    pytest.param([_projected_tokens, *creates([pod(i, _SHARES_BASE) for i in range(4)])], 0,
+                 id="a-sent-string-shares-the-base-no-template"),
+])
+async def test_generated_names_are_drawn_again_on_a_hit(steps: list[Step], hits: int) -> None:
+    """A hit draws the names the skipped plugin drew, at the same step of the RNG's sequence, and writes
+    them wherever the recorded ones stood: four ways byte for byte, every pod with its own volume name."""
+    results, served = await same_with_and_without_memo(steps)
+    assert served == hits
+    names = [msgspec.json.decode(r[1])["spec"]["volumes"][-1]["name"] for r in results[:-1]
+             if r[0] == "ok" and b'"kind":"Pod"' in r[1]]
+    assert names and all(n.startswith("kube-api-access-") and len(n) == 21 for n in names)
+    assert len(set(names)) == len(names)
+
+
+async def test_a_renamed_hit_shares_the_template_and_records_its_own_fields() -> None:
+    async with Cluster(seed=9, scheduler=False, controllers=False, network=False) as cluster:
+        await _projected_tokens(cluster)
+        templates = cluster.apiserver.generic_store.templates
+        first = [await cluster.client.create(pod(i, SPECS[1])) for i in range(2)]
+        (template,) = templates.entries()
+        recorded = first[1]["spec"]["volumes"][-1]["name"]
+        assert template.renames[0][:2] == ("kube-api-access-", recorded)
+        before = msgspec.json.encode((template.spec, template.encoded))
+        hit = await cluster.client.create(pod(2, SPECS[1]))
+        assert templates.served == 1
+        name = hit["spec"]["volumes"][-1]["name"]
+        assert name != recorded
+        assert [m["name"] for c in hit["spec"]["containers"] for m in c["volumeMounts"]
+                if m["mountPath"] == _TOKEN_PATH] == [name, name]
+        fields = msgspec.json.encode(hit["metadata"]["managedFields"])
+        assert name.encode() in fields and recorded.encode() not in fields
+        assert msgspec.json.encode((template.spec, template.encoded)) == before  # the template is untouched
+        # the stored bytes name the new volume only
+        stored = cluster.apiserver.tables.table(cluster.apiserver.tables.resource("", "pods")).objects
+        data = next(s.data for k, s in stored.items() if "web-2" in str(k))
+        assert name.encode() in data and recorded.encode() not in data
