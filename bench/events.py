@@ -12,20 +12,18 @@ functions (cProfile inflates per-item Python loops; py-spy gives truer shares). 
 in one cluster in alternating chunks with stop 24's create shortcuts on and off (the body parsed straight
 into its Struct, the admission plugins resolved per resource, a create's managedFields without the update
 path's request handling) and prints the median chunk's CPU per Event
-of each, and their ratio.
+of each, and their ratio (the switch is ``write_path._create_shortcuts_off``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import cProfile
 import os
 import pstats
 import statistics
 import time
-from collections.abc import Iterator
 from typing import Any
 
 from kubelite.clock import VirtualClock
@@ -84,37 +82,13 @@ def recorder_side(n: int) -> tuple[float, float, float]:
     return (c1 - c0) / n, (c2 - c1) / n, (c3 - c2) / n
 
 
-@contextlib.contextmanager
-def _shortcuts_off() -> Iterator[None]:
-    """Stop 24's create shortcuts off: every body parsed to a dict and converted, every admission plugin
-    of the operation asked (``handles``) whatever the resource, a create's managedFields through
-    ``FieldManager.update``."""
-    from kubelite.apiserver.pipeline import Decoder
-    from kubelite.apiserver.registry.store import GenericStore
-
-    decode_json, track_created = Decoder.decode_json, GenericStore.track_created
-    Decoder.decode_json = lambda self, *a: None  # type: ignore[method-assign]
-    GenericStore.track_created = lambda self, st, obj, m: self.track(st, None, obj, m)  # type: ignore[method-assign]
-    saved = {cls: cls.resources for cls in {type(p) for p in _PLUGINS if hasattr(p, "resources")}}
-    for cls in saved:
-        del cls.resources  # (the chain's per-resource lists are cleared around each chunk)
-    try:
-        yield
-    finally:
-        Decoder.decode_json = decode_json  # type: ignore[method-assign]
-        GenericStore.track_created = track_created  # type: ignore[method-assign]
-        for cls, res in saved.items():
-            cls.resources = res
-
-
-_PLUGINS: list[Any] = []
-
-
 async def ab(n: int, chunk: int = 250) -> None:
     async with Cluster(seed=1, nodes=[{"count": 2}]) as cluster:
         await cluster.settle()
+        from write_path import CHAINS, _create_shortcuts_off  # (bench/ is this script's directory)
+
         chain = cluster.apiserver.admission
-        _PLUGINS[:] = [*chain.mutating_plugins, *chain.validating_plugins]
+        CHAINS[:] = [chain]
         b = EventBroadcaster(cluster.client, clock=cluster.clock, rng=cluster.rng, max_queued=2 * n + 1)
         rec = b.new_recorder(component="kubelet", host="node-0")
         objs = pods(2 * n)
@@ -123,12 +97,11 @@ async def ab(n: int, chunk: int = 250) -> None:
             on = k % 4 in (0, 3)  # on, off, off, on, ...: neither side always goes first
             for p in objs[start:start + chunk]:
                 rec.event(p, "Normal", "Pulled", MESSAGE)
-            chain._by_operation.clear()
             c0 = time.process_time()
             if on:
                 await b.flush()
             else:
-                with _shortcuts_off():
+                with _create_shortcuts_off((24,)):
                     await b.flush()
             times[on].append((time.process_time() - c0) / chunk * 1e6)
         med = {k: statistics.median(v) for k, v in times.items()}

@@ -7,8 +7,9 @@ memo served, so a memo that never hits fails instead of passing vacuously. Admis
 (LimitRanges, ServiceAccounts, PriorityClasses) changes between creates, per-object state (ResourceQuota
 usage, a terminating namespace, name clashes) is enforced on hits, and invalid requests (metadata and spec)
 must be rejected with the uncached path's Status each time. The uncached path also runs with the create
-path's other shortcuts off (a create's managedFields in one walk, the per-string canonical quantities), so
-the other three ways hold those to the plain path too. The property test does the same for pods made
+path's other shortcuts off (a create's managedFields in one walk and without the update path's request
+handling, the per-string canonical quantities, a body parsed straight into its Struct, the admission
+plugins resolved per resource), so the other three ways hold those to the plain path too. The property test does the same for pods made
 from varied realistic specs with random edits (any field replaced by any JSON value, or removed), valid or
 not.
 """
@@ -26,12 +27,28 @@ from hypothesis import strategies as st
 
 from kubelite.api import quantity_fields
 from kubelite.apiserver import ssa
+from kubelite.apiserver.admission.certificates import (
+    CertificateApproval,
+    CertificateSigning,
+    CertificateSubjectRestriction,
+)
+from kubelite.apiserver.admission.default_storage_class import DefaultStorageClass
+from kubelite.apiserver.admission.default_toleration_seconds import DefaultTolerationSeconds
+from kubelite.apiserver.admission.limit_ranger import LimitRanger
+from kubelite.apiserver.admission.priority import PriorityAdmission
+from kubelite.apiserver.admission.service_account import ServiceAccountAdmission
+from kubelite.apiserver.admission.taint_nodes_by_condition import TaintNodesByCondition
+from kubelite.apiserver.pipeline import Decoder
 from kubelite.apiserver.request import AdmissionRequest
 from kubelite.cluster import Cluster
 from kubelite.errors import ApiError
 from kubelite.memo import ENCODED_KEYS
 
 Step = Callable[[Cluster], Awaitable[Any]]
+
+_PLUGIN_CLASSES = [LimitRanger, ServiceAccountAdmission, PriorityAdmission, DefaultTolerationSeconds,
+                   DefaultStorageClass, TaintNodesByCondition, CertificateApproval, CertificateSigning,
+                   CertificateSubjectRestriction]
 
 SPECS: list[dict[str, Any]] = [
     {"containers": [{"name": "web", "image": "nginx:1.25", "ports": [{"containerPort": 80, "name": "http"}],
@@ -77,19 +94,27 @@ async def run(
     """``decoded``: the client's create bodies reach the apiserver decoded (as HTTP's do), not as JSON bytes;
     ``encoded_keys=False``: the memo tables keyed on encodings (``kubelite.memo.ENCODED_KEYS``) are never
     consulted, as on a first sight; ``shortcuts=False``: the create path's other shortcuts are off too (a
-    create's managedFields composed from the whole set, ``ssa.compare.created_fields`` unused; every
-    quantity string parsed, the per-string canonical memo unused). Returns the outcomes, the memo's hits and
-    its first sights."""
+    create's managedFields composed from the whole set, ``ssa.compare.created_fields`` unused, and so
+    ``ssa.created_managed_fields`` too; every quantity string parsed, the per-string canonical memo unused;
+    every body parsed to a dict and converted, ``Decoder.decode_json`` unused; every admission plugin asked
+    about every resource, no ``resources`` declared). Returns the outcomes, the memo's hits and its first
+    sights."""
     ENCODED_KEYS.on = encoded_keys
-    saved = ssa.created_fields, quantity_fields._canonical_str
+    saved = ssa.created_fields, quantity_fields._canonical_str, Decoder.decode_json
+    declared = {cls: cls.resources for cls in _PLUGIN_CLASSES if "resources" in vars(cls)}
     if not shortcuts:
         ssa.created_fields = lambda *a: None  # type: ignore[assignment]
         quantity_fields._canonical_str = quantity_fields._canonical_of  # type: ignore[assignment]
+        Decoder.decode_json = lambda self, *a: None  # type: ignore[method-assign]
+        for cls in declared:  # (every plugin asked about every resource)
+            del cls.resources
     try:
         return await _run(steps, memo=memo, decoded=decoded)
     finally:
         ENCODED_KEYS.on = True
-        ssa.created_fields, quantity_fields._canonical_str = saved  # type: ignore[assignment]
+        ssa.created_fields, quantity_fields._canonical_str, Decoder.decode_json = saved  # type: ignore[method-assign]
+        for cls, res in declared.items():
+            cls.resources = res
 
 
 async def _run(steps: list[Step], *, memo: bool, decoded: bool) -> tuple[list[Any], int, int]:
@@ -553,7 +578,6 @@ def _projected_tokens(cl: Cluster) -> Awaitable[None]:
     ``generate_name`` (``kube-api-access-<5 random chars>``, drawn from the cluster's RNG) as upstream's
     ``mountServiceAccountToken`` does: one volume, mounted in every container that has none at the path."""
     from kubelite.apiserver.admission.chain import generate_name
-    from kubelite.apiserver.admission.service_account import ServiceAccountAdmission
 
     (plugin,) = [p for p in cl.apiserver.admission.mutating_plugins if isinstance(p, ServiceAccountAdmission)]
     admit = plugin.admit
@@ -629,3 +653,10 @@ async def test_a_renamed_hit_shares_the_template_and_records_its_own_fields() ->
         stored = cluster.apiserver.tables.table(cluster.apiserver.tables.resource("", "pods")).objects
         data = next(s.data for k, s in stored.items() if "web-2" in str(k))
         assert name.encode() in data and recorded.encode() not in data
+
+
+async def test_the_uncached_way_turns_off_every_resource_declaration() -> None:
+    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
+        chain = cluster.apiserver.admission
+        declaring = {type(p) for p in (*chain.mutating_plugins, *chain.validating_plugins) if hasattr(p, "resources")}
+    assert declaring == set(_PLUGIN_CLASSES)
