@@ -39,6 +39,7 @@ import msgspec
 from kubelite.api.podresources import pod_requests, quantity_units
 from kubelite.api.types import Node
 from kubelite.api.types.core_v1 import Container, Pod
+from kubelite.api.views import freeze
 from kubelite.client import Client
 from kubelite.clock import Clock, format_time
 from kubelite.errors import ApiError, Conflict, NotFound
@@ -549,7 +550,11 @@ class Kubelet:
                     # the answer is not read: the pod informer brings the written pod (the shared view)
                     await client.patch_status_unread("pods", w.name, {"status": patch}, namespace=w.namespace,
                                                      patch_type="merge")
-                    self._sent[uid] = status
+                    # kept frozen, its strings interned (the pod's shared view holds the same ones): ~40% of a
+                    # status dict's bytes (issue #17, memory per pod); nobody may change what was sent
+                    frozen = self._sent[uid] = freeze(status)
+                    if w.pending_status is status:
+                        w.pending_status = frozen
                     self._unsynced.pop(uid, None)
                     self.patches += 1
                 except NotFound:

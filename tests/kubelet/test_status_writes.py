@@ -18,6 +18,7 @@ class RecordingClient:
     def __init__(self, client: Client) -> None:
         self._client = client
         self.status_patches: list[tuple[str, dict[str, Any]]] = []
+        self.kubelet: Kubelet  # (set by _kubelet)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
@@ -46,6 +47,7 @@ async def _kubelet(cluster: Cluster) -> RecordingClient:
     reg.add("slow:1", ImageProfile(pull_seconds=3, ready_after=5))
     k = Kubelet(cast(Client, rec), node_name="solo", clock=cluster.clock, rng=cluster.rng, registry=reg,
                 pod_cidr="10.244.9.0/24", preload=("ready:1",))
+    rec.kubelet = k
     cluster.start_soon(k.run)
     await cluster.advance(1)
     return rec
@@ -84,6 +86,28 @@ async def test_later_writes_carry_only_what_changed(bare: Cluster) -> None:
     p = await bare.client.get("pods", "slow", namespace="default")
     assert p["status"]["phase"] == "Running" and p["status"]["podIP"] == "10.244.9.2"
     assert {c["type"]: c["status"] for c in p["status"]["conditions"]}["Ready"] == "True"
+
+
+async def test_the_status_last_written_is_kept_frozen_and_still_diffs_the_next_write(bare: Cluster) -> None:
+    """The status manager keeps the last status it wrote (upstream's ``podStatuses``) read-only with its strings
+    interned (issue #17, memory per pod): it equals what the API stores, refuses mutation, and the next change
+    is still a patch of only what changed."""
+    from kubelite.api.views import SharedViewMutated, is_frozen
+
+    rec = await _kubelet(bare)
+    await bare.client.create(_pod("slow", "slow:1", readinessProbe={"httpGet": {"port": 8080},
+                                                                    "periodSeconds": 10}))
+    await bare.advance(60)
+    kubelet = rec.kubelet
+    w = kubelet.worker("default", "slow")
+    assert w is not None
+    sent = kubelet._sent[w.uid]
+    assert is_frozen(sent) and is_frozen(sent["conditions"][0]) and w.pending_status is sent
+    live = (await bare.client.get("pods", "slow", namespace="default"))["status"]
+    assert {key: live[key] for key in sent} == sent
+    with pytest.raises(SharedViewMutated):
+        sent["conditions"][0]["status"] = "False"
+    assert len([n for n, _ in rec.status_patches if n == "slow"]) == 3  # Pending, Running, then ready
 
 
 @pytest.mark.parametrize(("status", "error"), [
