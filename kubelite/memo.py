@@ -201,5 +201,5 @@ def clear_all() -> None:
 def compiled(pattern: str) -> re.Pattern[str]:
     """``re.compile(pattern)`` on the pattern's first use instead of at import, kept for the process (``re``'s own
     cache evicts). For the long module-level patterns a cluster's start does not use: a compile costs with the
-    pattern's length (the 330-character image reference grammar took 10 ms; issue #17, cold start)."""
+    pattern's length (the 330-character image reference grammar takes ~1 CPU ms; issue #17, cold start)."""
     return re.compile(pattern)

@@ -139,8 +139,8 @@ WELL_KNOWN: dict[str, ImageProfile] = {
 }
 
 
-#: distribution/reference's grammar, compiled with the first image reference checked (``memo.compiled``: a 10 ms
-#: compile, the dearest regular expression of a cold start; a cluster without pods checks none: issue #17)
+#: distribution/reference's grammar, compiled with the first image reference checked (``memo.compiled``: ~1 CPU ms
+#: to compile, the dearest regular expression a start compiled; a cluster without pods checks none: issue #17)
 _REFERENCE = (
     r"^(?:(?P<domain>(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*"
     r"(?::[0-9]+)?)/)?"

@@ -112,7 +112,7 @@ def _compile(key: bytes) -> _Rule:
 class _Rules:
     """A role's rules, kept as their JSON encodings (a copy: nothing the caller mutates later reaches them) and
     compiled with the first authorization or check that reads them. A cluster's start records ~300 bootstrap
-    rules and reads few of them (issue #17, cold start: compiling every one cost ~6,000 Python calls)."""
+    rules and reads few of them (issue #17, cold start: compiling all 265 cost ~5,000 Python calls, 1.7 CPU ms)."""
 
     __slots__ = ("_compiled", "_encoded")
 
