@@ -234,22 +234,28 @@ async def leases_only(nodes: int, sim: float, events: bool) -> tuple[float, floa
         return time.process_time() - c0, time.perf_counter() - t0
 
 
+async def _hour_cluster(cluster: Cluster, nodes: int, per_node: int, events: bool) -> tuple[NodePool, EventWrites]:
+    """The hour's nodes and pods (``HOUR_IMAGES``), run for a minute to settle; the pool and its Event sink."""
+    reg = ImageRegistry()
+    for image, profile in HOUR_IMAGES.items():
+        reg.add(image, profile)
+    pool = await cluster.add_nodes(nodes, registry=reg, events=events, preload=tuple(HOUR_IMAGES),
+                                   capacity={"cpu": "64", "memory": "256Gi", "pods": "110"})
+    assert pool is not None
+    writes = EventWrites(pool)
+    for i in range(nodes * per_node):
+        await cluster.client.create(pod(i, f"node-{i % nodes}", True, hour_image(i, nodes)))
+    await cluster.advance(60)
+    return pool, writes
+
+
 async def speedup(nodes: int, per_node: int, hours: float, events: bool, floors: bool = True) -> Hour:
     """The hour; ``floors=False``: the hour alone (no leases-only hour, no pricing, no empty cluster), for
     the Events comparison."""
     sim = 3600.0 * hours
     leases_cpu, leases_wall = await leases_only(nodes, sim, events) if floors else (0.0, 0.0)
     async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
-        reg = ImageRegistry()
-        for image, profile in HOUR_IMAGES.items():
-            reg.add(image, profile)
-        pool = await cluster.add_nodes(nodes, registry=reg, events=events, preload=tuple(HOUR_IMAGES),
-                                       capacity={"cpu": "64", "memory": "256Gi", "pods": "110"})
-        assert pool is not None
-        writes = EventWrites(pool)
-        for i in range(nodes * per_node):
-            await cluster.client.create(pod(i, f"node-{i % nodes}", True, hour_image(i, nodes)))
-        await cluster.advance(60)
+        pool, writes = await _hour_cluster(cluster, nodes, per_node, events)
         patches0 = sum(k.patches for k in pool)
         renewals0 = sum(k.heartbeat.renewals for k in pool)
         reports0 = sum(k.heartbeat.reports for k in pool)
@@ -294,16 +300,7 @@ async def census(nodes: int, per_node: int, hours: float) -> tuple[dict[tuple[st
     ``(counts, Event occurrences counted at the pool's sink)``."""
     counts: dict[tuple[str, str, str, str], int] = {}
     async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
-        reg = ImageRegistry()
-        for image, profile in HOUR_IMAGES.items():
-            reg.add(image, profile)
-        pool = await cluster.add_nodes(nodes, registry=reg, preload=tuple(HOUR_IMAGES),
-                                       capacity={"cpu": "64", "memory": "256Gi", "pods": "110"})
-        assert pool is not None
-        writes = EventWrites(pool)
-        for i in range(nodes * per_node):
-            await cluster.client.create(pod(i, f"node-{i % nodes}", True, hour_image(i, nodes)))
-        await cluster.advance(60)
+        _, writes = await _hour_cluster(cluster, nodes, per_node, True)
         api = cluster.apiserver
         handle = api.handle
 
