@@ -172,7 +172,7 @@ def counts_report(roots: list[pathlib.Path]) -> None:
                   f"{c['kubelite calls']:15d}")
 
 
-#: the kopf operator test from process start (``--kopf``; bench/http.py prints the same run): argv[1] is
+#: the kopf operator test from process start (``--kopf``; bench/http_api.py prints the same run): argv[1] is
 #: "as-installed" or "kopf-only"; prints one JSON line of per-phase wall and CPU seconds
 KOPF_SCRIPT = textwrap.dedent('''
     import time

@@ -13,14 +13,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
 import time
 
-# bench/http.py would shadow the standard library's http (PyJWT imports http.client)
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
-
-import kubelite  # noqa: E402
-from kubelite.apiserver.auth.user import ADMIN  # noqa: E402
+import kubelite
+from kubelite.apiserver.auth.user import ADMIN
 
 
 async def run(n: int) -> None:

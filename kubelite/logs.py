@@ -128,9 +128,20 @@ def configure(level: str | int | None = None) -> None:
         processors=_own_processors,
         # every level passes the wrapper: the level is _drop_below_level's, which capture_logs lifts
         wrapper_class=structlog.make_filtering_bound_logger(logging.NOTSET),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=_stderr_logger,
         cache_logger_on_first_use=False,
     )
+
+
+def _stderr_logger(*_: Any) -> Any:
+    """structlog's logger factory: a PrintLogger to the stream that is ``sys.stderr`` when the line is logged
+    (``cache_logger_on_first_use=False`` asks for one per line). ``PrintLoggerFactory(file=sys.stderr)`` bound
+    the stream current at the first rendered line for the whole process: when that was a test's captured
+    stream (pytest's ``capsys``, a pytester run), every later line raised "I/O operation on closed file",
+    and ``report_error`` lost the error it was recording."""
+    import structlog
+
+    return structlog.PrintLogger(file=sys.stderr)
 
 
 def _structlog() -> Any:

@@ -213,7 +213,7 @@ async def test_asyncio_and_clock_timers_interleave_on_one_timeline() -> None:
 
 
 async def test_an_operator_sleeping_ten_minutes_between_reconciles_runs_an_hour_of_cluster_time() -> None:
-    # (the wall time of this is measured in bench/http.py; here: the hour passes and nothing is skipped)
+    # (the wall time of this is measured in bench/http_api.py; here: the hour passes and nothing is skipped)
     import kubelite
 
     async with kubelite.Cluster(seed=3, nodes=1) as cluster:

@@ -84,3 +84,29 @@ def test_capture_logs_sees_every_level_under_kubelites_own_configuration(
     assert logs == [{"node": "n1", "n": 1, "event": "captured_event", "log_level": method}]
     rendered = capsys.readouterr().err
     assert ("after_the_capture" in rendered) == (method in ("warning", "error"))
+
+
+def test_lines_go_to_the_stderr_of_the_moment_they_are_logged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """kubelite's configuration looks ``sys.stderr`` up per line. It used to bind the stream current at its
+    first rendered line: when that was a test's captured stream (``capsys``, a pytester run), every later
+    line in the process raised "I/O operation on closed file", and ``report_error`` lost the error it was
+    recording (tests/testing/test_plugin.py's error test, run after another pytester test)."""
+    import io
+
+    import kubelite.logs
+
+    first, second = io.StringIO(), io.StringIO()
+    old = structlog.get_config()
+    try:
+        monkeypatch.setattr(sys, "stderr", first)
+        kubelite.logs.configure("warning")
+        log = get_logger("kubelite.test")
+        log.warning("into_the_first")
+        first.close()
+        monkeypatch.setattr(sys, "stderr", second)
+        log.warning("into_the_second")
+        get_logger("kubelite.other").error("also_the_second")
+    finally:
+        structlog.configure(**old)
+    assert "into_the_second" in second.getvalue() and "also_the_second" in second.getvalue()
+    assert "into_the_first" not in second.getvalue()

@@ -16,6 +16,11 @@ Contract:
   ``tools/gen_protobuf.py`` from upstream's ``generated.proto`` and the Go struct tags of k8s.io/api at a
   pinned commit, whose ``z`` flag records per field whether Go keeps a zero value. One plan per message is
   compiled on first use and cached (bounded by the number of messages).
+- Cost in proportion to what can be dropped: the table decides, once per process, which messages can hold
+  an omitempty field at any depth (``_live_messages``); the walk never enters a struct of any other message
+  (a Lease's ``spec``, an OwnerReference, a NodeAddress) and scans each dict it does enter for a zero in C
+  before looking at a key. ``tests/api/test_omitempty_walk.py`` holds the walk to the plain rule (every key
+  of every struct, read off the table) on random objects of every kind.
 """
 
 from __future__ import annotations
@@ -39,9 +44,14 @@ class Plan:
     """One message's rule: which keys Go drops at their zero, which when empty, and where to look deeper.
     ``scalars``/``empties``: keys of omitempty scalars / slices and maps (dropped at ``0``/``""``/``false``
     or ``[]``/``{}``); ``children``: struct-valued keys; ``items``/``values``: slices and maps of structs
-    (each item walked; dropped when empty only if also in ``empties``)."""
+    (each item walked; dropped when empty only if also in ``empties``).
 
-    __slots__ = ("children", "empties", "items", "scalars", "values")
+    ``descend`` is the walk's table: only the struct-valued keys whose message can hold something to drop
+    at some depth (``live``), each with how its value holds the struct (``_STRUCT``, ``_SLICE``, ``_MAP``).
+    A message whose every field keeps its zero (a Lease's ``spec``: all pointers; an OwnerReference) is
+    not live, and the walk never enters it: what cannot be dropped costs nothing."""
+
+    __slots__ = ("children", "descend", "empties", "items", "live", "scalars", "values")
 
     def __init__(self) -> None:
         self.scalars: frozenset[str] = frozenset()
@@ -49,6 +59,11 @@ class Plan:
         self.children: dict[str, Plan] = {}
         self.items: dict[str, Plan] = {}
         self.values: dict[str, Plan] = {}
+        self.live = False
+        self.descend: dict[str, tuple[Plan, int]] = {}
+
+
+_STRUCT, _SLICE, _MAP = 0, 1, 2  # how a key's value holds its message
 
 
 def plan_for(api_version: str, kind: str) -> Plan | None:
@@ -74,39 +89,42 @@ def omit_empty_message(obj: dict[str, Any], message: str) -> dict[str, Any]:
 
 
 def _walk(obj: dict[str, Any], plan: Plan) -> None:
+    # A dict is scanned for a zero in C (``0 in values``: False == 0 and 0.0 == 0 in Python, so one comparison
+    # covers Go's false, 0 and 0.0; ``""``, ``[]``, ``{}`` likewise) before any of its keys is looked at, and only
+    # the keys ``descend`` names are entered; membership tests and subscripts, no method calls per key
     drop: list[str] | None = None
     values = obj.values()
-    # False == 0 and 0.0 == 0 in Python: one comparison covers Go's false, 0 and 0.0; the scans run in C, so a
-    # dict without a zero scalar costs two passes and no Python loop
-    if 0 in values or "" in values:
+    if plan.scalars and (0 in values or "" in values):
         for key in plan.scalars:
-            value = obj.get(key, 1)
-            if value == 0 or value == "":
-                (drop := drop if drop is not None else []).append(key)
-    empties = plan.empties
-    for key, value in obj.items():
+            if key in obj:
+                value = obj[key]
+                if value == 0 or value == "":
+                    (drop := drop if drop is not None else []).append(key)
+    if plan.empties and ([] in values or {} in values):
+        for key in plan.empties:
+            if key in obj:
+                value = obj[key]
+                if not value and (type(value) is dict or type(value) is list):
+                    (drop := drop if drop is not None else []).append(key)
+    descend = plan.descend
+    for key in descend:
+        if key not in obj:
+            continue
+        value = obj[key]
+        child, mode = descend[key]
         t = type(value)
-        if t is dict:
-            if not value:
-                if key in empties:
-                    (drop := drop if drop is not None else []).append(key)
-                continue
-            child = plan.children.get(key)
-            if child is not None:
+        if mode == _STRUCT:
+            if t is dict and value:
                 _walk(value, child)
-            elif (child := plan.values.get(key)) is not None:
-                for item in value.values():
-                    if type(item) is dict:
-                        _walk(item, child)
-        elif t is list:
-            if not value:
-                if key in empties:
-                    (drop := drop if drop is not None else []).append(key)
-                continue
-            if (child := plan.items.get(key)) is not None:
+        elif mode == _SLICE:
+            if t is list:
                 for item in value:
                     if type(item) is dict:
                         _walk(item, child)
+        elif t is dict:
+            for item in value.values():
+                if type(item) is dict:
+                    _walk(item, child)
     if drop:
         for key in drop:
             del obj[key]
@@ -136,7 +154,45 @@ def _plan(message: str) -> Plan:
         elif omit and kind not in MESSAGES and kind not in _VALUES:
             scalars.add(name)  # (a value type, Time, Quantity, IntOrString, ...: its own encoding, kept)
     plan.scalars, plan.empties = frozenset(scalars), frozenset(empties)
+    live = _live_messages()
+    plan.live = message in live
+    for name, kind, flags in _fields(message):
+        if kind in live:  # (a plan not filled yet, a recursive message's, is live or not by the table alone)
+            plan.descend[name] = (_plan(kind), _SLICE if "r" in flags else _MAP if "m" in flags else _STRUCT)
     return plan
+
+
+_live: frozenset[str] | None = None
+
+
+def _live_messages() -> frozenset[str]:
+    """The messages that can hold, at some depth, a field Go omits at its zero: those with an omitempty
+    scalar, slice or map, and every message with a struct-valued field (one, a slice or a map of them) of a
+    live message, recursive messages such as JSONSchemaProps included (propagated up the table's edges
+    from the first kind, once per process)."""
+    global _live
+    if _live is None:
+        holders: dict[str, list[str]] = {}  # message -> the messages with a field of it
+        live: set[str] = set()
+        for message in MESSAGES:
+            if message in _VALUES:
+                continue
+            for _, kind, flags in _fields(message):
+                if kind in MESSAGES:
+                    if kind not in _VALUES:
+                        holders.setdefault(kind, []).append(message)
+                    if "z" not in flags and ("r" in flags or "m" in flags):
+                        live.add(message)  # a slice or map of structs (or of values) Go drops when empty
+                elif "z" not in flags:
+                    live.add(message)
+        todo = list(live)
+        while todo:
+            for holder in holders.get(todo.pop(), ()):
+                if holder not in live:
+                    live.add(holder)
+                    todo.append(holder)
+        _live = frozenset(live)
+    return _live
 
 
 def _fields(message: str) -> list[tuple[str, str, str]]:

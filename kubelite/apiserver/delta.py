@@ -74,6 +74,40 @@ def _round_trip(struct: type, new: dict[str, Any], old: dict[str, Any]) -> dict[
     return {f: kept[f] if f in kept else decoded[f] for f in fields if f in kept or f in decoded}
 
 
+def _normalize_changed(info: ResourceInfo, changed: dict[str, Any], live: dict[str, Any]) -> None:
+    """Go's omitempty, then Quantity canonicalisation, in place, on ``changed`` (top-level fields of the
+    decoded object that are not live's own), entering only what differs from live: within a changed
+    object-valued field (``status``), a key whose value equals live's is left alone, because live is
+    stored (it has no zero Go omits, and its quantities are canonical), so an equal value has neither
+    and both steps would leave it as it is. A node's status patch of its conditions thus walks the
+    conditions, not the capacity, images and addresses it carries along."""
+    narrowed: dict[str, Any] = {}
+    parts: list[tuple[dict[str, Any], dict[str, Any], list[str]]] = []
+    for k, v in changed.items():
+        lv = live.get(k)
+        if type(v) is dict and type(lv) is dict:
+            part = {f: x for f, x in v.items() if f not in lv or lv[f] != x}  # (compared in C)
+            parts.append((v, part, list(part)))
+            narrowed[k] = part
+        else:
+            narrowed[k] = v
+    omit_empty(narrowed, info.api_version, info.kind)
+    schema = builtin_schemas().get(info.schema_ref) if info.schema_ref else None
+    if schema is not None:
+        canonicalize_quantities(narrowed, schema)
+    for whole, part, keys in parts:
+        for f in keys:
+            if f in part:
+                whole[f] = part[f]  # (canonicalised, or the same object)
+            else:
+                del whole[f]  # dropped by omitempty
+    for k in list(changed):
+        if k not in narrowed:
+            del changed[k]  # a top-level zero omitempty dropped
+        elif type(changed[k]) is not dict:
+            changed[k] = narrowed[k]  # a top-level value canonicalised
+
+
 def decode_changed(info: ResourceInfo, obj: Any, live: dict[str, Any], subresource: str) -> dict[str, Any] | None:
     """What ``Decoder.decode(info, obj, ...)`` gives a ``/status`` write, as far as the status strategy
     keeps it, for ``obj`` made from ``live`` by a patch that shares what it left alone; None when that
@@ -105,13 +139,11 @@ def decode_changed(info: ResourceInfo, obj: Any, live: dict[str, Any], subresour
         out = _round_trip(info.struct, {**partial, "metadata": {}}, live)
         out["metadata"] = omit_empty_message(_round_trip(meta_struct, meta, live_meta), "meta.v1.ObjectMeta")
         changed = {k: v for k, v in out.items() if k != "metadata" and v is not live.get(k, _ABSENT)}
-        if changed:  # Go's omitempty on what the patch changed (the rest is live's, stored so already)
-            omit_empty(changed, info.api_version, info.kind)
+        if changed:  # Go's omitempty and Quantity canonicalisation on what the patch changed
+            _normalize_changed(info, changed, live)
+            out.update(changed)  # (a top-level value the steps replaced)
             for k in [k for k in out if k != "metadata" and k not in changed and out[k] is not live.get(k, _ABSENT)]:
                 del out[k]
-        schema = builtin_schemas().get(info.schema_ref) if info.schema_ref else None
-        if schema is not None and changed:
-            canonicalize_quantities(changed, schema)  # in place: the values are out's own
     except (msgspec.ValidationError, QuantityError, UnicodeEncodeError, TypeError, ValueError):
         return None
     return out

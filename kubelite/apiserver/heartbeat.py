@@ -50,6 +50,7 @@ _MISSING: Any = object()
 # metadata fields no ValidateObjectMetaUpdate rule reads (the store sets resourceVersion, the field manager
 # managedFields, after validation)
 _UNREAD_META = ("resourceVersion", "managedFields")
+_UNREAD_MARKED = dict.fromkeys(_UNREAD_META, _MISSING)
 
 _Rules = Callable[[Mapping[str, Any], Mapping[str, Any], list[FieldError]], None]
 
@@ -77,10 +78,9 @@ def meta_unchanged(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
         return False
     if nm is om:
         return True
-    for k, v in nm.items():
-        if k not in _UNREAD_META and om.get(k, _MISSING) != v:
-            return False
-    return all(k in nm or k in _UNREAD_META for k in om)
+    # both sides with the unread fields set to one marker, compared in C: equal exactly when every other
+    # field is present in both with equal values (an unread field present on one side only is no difference)
+    return {**nm, **_UNREAD_MARKED} == {**om, **_UNREAD_MARKED}
 
 
 def validate_change(group: str, plural: str, subresource: str, new: dict[str, Any], old: dict[str, Any],

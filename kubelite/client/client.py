@@ -604,10 +604,14 @@ class Client:
         )
         return _decode(resp.data)  # type: ignore[no-any-return]
 
-    async def bind(self, namespace: str, pod: str, node: str) -> None:
-        """Create a ``pods/binding`` (what the scheduler's DefaultBinder does)."""
+    async def bind(self, namespace: str, pod: str, node: str, *, uid: str | None = None) -> None:
+        """Create a ``pods/binding`` (what the scheduler's DefaultBinder does). ``uid``: the pod's, a
+        precondition (DefaultBinder sends it, so a pod deleted and re-created under the name is not bound)."""
+        meta: dict[str, Any] = {"name": pod, "namespace": namespace}
+        if uid:
+            meta["uid"] = uid
         await self.create_subresource("pods", pod, "binding", {
-            "apiVersion": "v1", "kind": "Binding", "metadata": {"name": pod, "namespace": namespace},
+            "apiVersion": "v1", "kind": "Binding", "metadata": meta,
             "target": {"apiVersion": "v1", "kind": "Node", "name": node},
         }, namespace=namespace)
 

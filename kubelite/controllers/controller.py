@@ -339,6 +339,9 @@ class Controller:
             # optimistic concurrency: the ordinary path when two writers race (re-read and retry); counted,
             # logged below the default level, as kube-controller-manager's controllers treat IsConflict
             log.info("reconcile_conflict", request=str(req), error=self._last_error)
+        elif isinstance(e, TransientError) and e.log_level == "info":
+            # a retry the controller expects in normal operation (the cache behind its own last write)
+            log.info("reconcile_retry", request=str(req), error=self._last_error)
         elif isinstance(e, ApiError | TransientError):
             # another API error (404, 422, 500, ...) or a declared transient failure: retried and logged at
             # ERROR with its request, not recorded as an unexpected component error

@@ -73,7 +73,14 @@ PortKey = tuple[tuple[str, int, str, str], ...]
 
 
 class StaleInformerCacheError(TransientError):
-    """The cache lags behind what this controller wrote (upstream ``StaleInformerCache``): retry later."""
+    """The cache lags behind what this controller wrote (upstream ``StaleInformerCache``): retry later.
+
+    Part of normal operation, not an error: a pod event right after the controller wrote a slice finds the
+    slice informer one event behind. Upstream's ``syncService`` returns it and ``handleErr`` logs the retry
+    at Info ("Error syncing endpoint slices for service, retrying"; ``trackSync`` counts it as "stale",
+    apart from "error"), so it is logged at INFO here."""
+
+    log_level = "info"
 
 
 # --- pure helpers (podToEndpoint, getEndpointPorts, ShouldPodBeInEndpoints) ---

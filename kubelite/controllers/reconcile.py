@@ -18,7 +18,8 @@ raises an exception                ``add_rate_limited``: retried with backoff; l
                                    recorded as an unexpected component error); a 409 ``Conflict``
                                    (optimistic concurrency) is counted and logged at INFO
 raises :class:`TerminalError`      ``forget``; logged at ERROR; not retried until the next event
-raises :class:`TransientError`     like an ``ApiError``: retried, logged, not unexpected
+raises :class:`TransientError`     like an ``ApiError``: retried, logged (at its ``log_level``), not
+                                   unexpected
 returns anything else (``True``)   a ``TypeError``, handled as a raised exception
 =================================  ===========================================================
 
@@ -36,7 +37,7 @@ import inspect
 import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol, runtime_checkable
 
 __all__ = ["ReconcileFunc", "Reconciler", "Request", "Result", "TerminalError", "TransientError", "as_reconciler",
            "check_reconciler"]
@@ -78,7 +79,13 @@ class TerminalError(Exception):
 class TransientError(Exception):
     """An expected failure that a later retry fixes (the cache lags behind a write, a dependency is not
     ready yet): retried with backoff and logged like any error, but, like an ``ApiError``, not recorded
-    as an unexpected component error (so the pytest plugin does not fail the test for it)."""
+    as an unexpected component error (so the pytest plugin does not fail the test for it).
+
+    ``log_level`` is the level the retry is logged at: ``"error"`` here; a subclass for a retry that is part
+    of normal operation sets ``"info"`` (the EndpointSlice controller's stale-cache retry, which upstream's
+    ``handleErr`` logs at Info), as a 409 ``Conflict`` is logged."""
+
+    log_level: ClassVar[Literal["error", "info"]] = "error"
 
 
 @runtime_checkable

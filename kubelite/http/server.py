@@ -301,7 +301,7 @@ def _protocol_class(activity: ClientActivity | None = None) -> type[asyncio.Prot
 
 def uvicorn_server(app: Any, *, signals: bool = False, log_level: str = "warning",
                    activity: ClientActivity | None = None, **ssl: Any) -> Any:
-    """The uvicorn ``Server`` that :func:`serve` runs ``app`` on (bench/http.py measures its floor with it).
+    """The uvicorn ``Server`` that :func:`serve` runs ``app`` on (bench/http_api.py measures its floor with it).
 
     httptools parser on a coalescing transport; no lifespan, access log, proxy-header rewriting, websockets,
     Date or Server headers (kube-apiserver sends Date; nothing in the clients reads it); keep-alive for an hour.

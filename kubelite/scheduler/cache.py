@@ -5,7 +5,8 @@ Follows ``pkg/scheduler/backend/cache/cache.go`` and ``backend/queue/nominator.g
 - **Assumed pods.** When a scheduling cycle picks a node, the pod is *assumed* on it at once
   (:meth:`Cache.assume_pod`): every later cycle sees its resources reserved although the binding is
   still in flight. When the informer reports the pod bound, the assumed entry is replaced by the real
-  one (:meth:`add_pod`); when binding fails, :meth:`forget_pod` removes it. Assumed pods never expire
+  one (:meth:`confirm_pod` when it is bound where it was assumed, else :meth:`add_pod`); when binding
+  fails, :meth:`forget_pod` removes it. Assumed pods never expire
   here (upstream's default since the binding TTL became 0).
 - **Single writer.** Only the scheduler's informer handlers and its scheduling/binding cycles write,
   and never across an ``await``; a scheduling cycle therefore reads the cache directly as its
@@ -239,6 +240,23 @@ class Cache:
         False, changing nothing, when ``old`` is not the cached bound (not assumed) entry."""
         entry = self._pods.get(old.uid)
         if entry is None or entry[0] is not old or entry[2] or new.uid != old.uid:
+            return False
+        ni = self.nodes.get(entry[1])
+        if ni is None or not ni.replace_pod(old, new):
+            return False
+        self._pods[old.uid] = (new, entry[1], False)
+        return True
+
+    def confirm_pod(self, old: PodInfo, new: PodInfo) -> bool:
+        """The informer reports an assumed pod bound to the node it was assumed on (``new`` from ``old``'s
+        :meth:`~kubelite.scheduler.framework.types.PodInfo.bound_update`, ``old`` the assumed entry): the entry
+        becomes the bound one in place, as :meth:`refresh_pod` does for a status write. The assumed entry
+        already held the same requests, labels and terms on that node, so no totals, label index or change
+        log move (upstream's ``cache.AddPod`` of an assumed pod removes and re-adds it to the same totals).
+        False, changing nothing, when ``old`` is not the assumed entry or ``new`` names another node."""
+        entry = self._pods.get(old.uid)
+        if (entry is None or entry[0] is not old or not entry[2] or new.uid != old.uid
+                or new.node_name != entry[1]):
             return False
         ni = self.nodes.get(entry[1])
         if ni is None or not ni.replace_pod(old, new):

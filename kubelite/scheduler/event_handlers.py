@@ -145,15 +145,24 @@ def add_all_event_handlers(s: Scheduler) -> None:
                 return
             cached = cache.pod_info(uid)
             was_assigned = _assigned(old)
-            same = None
+            pi: PodInfo | None = None
+            confirmed = False
             if cached is not None:
-                same = cached.status_update(new)
-                if same is not None and was_assigned and cache.refresh_pod(cached, same):
-                    # a status write (most pod writes: the kubelet's): labels and spec as cached, so nothing to
-                    # requeue either (podSchedulingPropertiesChange finds no change)
-                    return
-            pi = same if same is not None else PodInfo(new)
-            cache.add_pod(pi)
+                if was_assigned:
+                    pi = cached.status_update(new)
+                    if pi is not None and cache.refresh_pod(cached, pi):
+                        # a status write (most pod writes: the kubelet's): labels and spec as cached, so nothing
+                        # to requeue either (podSchedulingPropertiesChange finds no change)
+                        return
+                else:
+                    # the binding of a pod this scheduler assumed (one per scheduled pod): the assumed entry
+                    # becomes the bound one with its derived fields shared, when it landed where it was assumed
+                    pi = cached.bound_update(new)
+                    confirmed = pi is not None and cache.confirm_pod(cached, pi)
+            if pi is None:
+                pi = PodInfo(new)
+            if not confirmed:
+                cache.add_pod(pi)
             if not was_assigned:
                 queue.delete(pi.uid)
                 cache.nominator.delete(pi)

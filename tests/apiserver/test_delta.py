@@ -107,6 +107,8 @@ def _pod_status(r: random.Random) -> dict[str, Any]:
         status["bogus"] = 1  # unknown field: a warning (fieldValidation Warn), pruned
     if r.random() < 0.05:
         status["phase"] = 7  # wrong type: 400
+    if r.random() < 0.15:
+        status["message"] = ""  # Go's omitempty drops it
     return status
 
 
@@ -123,6 +125,8 @@ def _node_status(r: random.Random) -> dict[str, Any]:
         status["allocatable"] = {"cpu": "not-a-quantity"}  # 400
     if r.random() < 0.1:
         status["daemonEndpoints"] = {"kubeletEndpoint": {"Port": 10250}}
+    if r.random() < 0.15:
+        status["volumesInUse"] = []  # Go's omitempty drops it
     return status
 
 
@@ -245,7 +249,7 @@ async def test_fast_and_whole_paths_store_the_same_bytes(seed: int, monkeypatch:
             assert got == want, f"write {i}"
             errors += want[0] == "error"
         assert stored(fast) == stored(whole)
-    assert fast_hits > 20  # the fast path really ran (and agreed)
+    assert fast_hits >= 15  # the fast path really ran (and agreed)
     assert errors < len(ops) // 2  # most writes are real writes, not rejections
 
 

@@ -399,6 +399,26 @@ def test_body_rules_are_the_whole_validation_when_metadata_is_unchanged(group: s
         assert not heartbeat.meta_unchanged({**old, "metadata": changed}, old)  # then validated whole
 
 
+_META = {"name": "x", "uid": "u", "resourceVersion": "5", "labels": {"a": "b"}, "managedFields": [{"manager": "m"}]}
+
+
+@pytest.mark.parametrize(("new_meta", "same"), [
+    ({**_META, "resourceVersion": "", "managedFields": []}, True),
+    ({k: v for k, v in _META.items() if k not in ("resourceVersion", "managedFields")}, True),  # unread: absent
+    ({**_META, "labels": {"a": "c"}}, False),
+    ({**_META, "labels": {"a": "b"}, "annotations": {}}, False),  # a field old lacks
+    ({k: v for k, v in _META.items() if k != "uid"}, False),  # a field new lacks
+    ({**_META, "uid": None}, False),
+    ({**_META, "generation": 0}, False),
+], ids=["unread-fields-differ", "unread-fields-absent", "label-changed", "added-field", "removed-field",
+        "null-uid", "added-zero"])
+def test_metadata_is_unchanged_exactly_when_every_read_field_is_equal(new_meta: dict[str, Any], same: bool) -> None:
+    old = {"metadata": _META}
+    assert heartbeat.meta_unchanged({"metadata": new_meta}, old) is same
+    assert heartbeat.meta_unchanged(old, {"metadata": new_meta}) is same  # (symmetric)
+    assert old["metadata"] == _META  # neither side is touched
+
+
 async def test_a_kubelet_whose_rbac_is_revoked_is_refused_on_its_next_heartbeat() -> None:
     """Its renewals' authorization is remembered (auth/decisions.py); revoking the ``system:node`` binding's
     subject refuses the very next renewal, and restoring it lets the one after through."""

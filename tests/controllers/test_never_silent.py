@@ -19,6 +19,7 @@ from kubelite.api.types import ConfigMap, ObjectMeta
 from kubelite.cluster import GC_GEN0_THRESHOLD, Cluster
 from kubelite.controllers import Manager, Request, Result, TransientError
 from kubelite.controllers.controller import Controller
+from kubelite.controllers.endpointslice import StaleInformerCacheError
 from kubelite.errors import Conflict, NotFound
 from kubelite.informer import ResourceEventHandlerFuncs, SharedInformerFactory
 
@@ -80,7 +81,8 @@ async def test_reconcile_exception_logged_at_error_with_request_and_traceback(cl
     (Conflict.make("the object has been modified"), "reconcile_conflict", "info"),  # below the default level
     (NotFound.make('configmaps "b" not found'), "reconcile_error", "error"),
     (TransientError("cache behind"), "reconcile_error", "error"),
-], ids=["conflict", "not-found", "transient"])
+    (StaleInformerCacheError("EndpointSlice x in the cache is older than written"), "reconcile_retry", "info"),
+], ids=["conflict", "not-found", "transient", "transient-at-info"])
 async def test_api_errors_are_retried_and_logged_but_not_unexpected(cluster: Cluster, error: Exception, event: str,
                                                                     level: str) -> None:
     attempts: list[float] = []

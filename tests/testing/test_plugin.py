@@ -10,12 +10,7 @@ from pathlib import Path
 
 import pytest
 
-# Imported here so pytester's in-process runs find them already loaded: it unloads the modules a run
-# imported, and a re-imported yaml would no longer recognise the nodes of the loader built on the old one.
-import kubelite.api.codec
-import kubelite.cluster
-import kubelite.kubectl
-import kubelite.testing.helpers  # noqa: F401
+# pytester's runs keep the library modules they import (tests/conftest.py), so nothing is imported here for them
 from kubelite.testing import seed_for
 
 pytest_plugins = ["pytester"]

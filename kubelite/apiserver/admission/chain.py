@@ -160,11 +160,15 @@ class AdmissionChain:
     def sees(self, req: AdmissionRequest) -> bool:
         """Whether either phase would do anything with ``req``: a plugin of its operation handles it or a
         user hook matches it (False: :meth:`admit` and :meth:`validate` are no-ops that never await)."""
-        if any(h.matches(req) for h in self.hooks):
-            return True
+        for h in self.hooks:
+            if h.matches(req):
+                return True
         op = req.operation
-        return any(p.handles(req) for p in self._plugins(True, op)) or \
-            any(p.handles(req) for p in self._plugins(False, op))
+        for mutating in (True, False):
+            for p in self._plugins(mutating, op):
+                if p.handles(req):
+                    return True
+        return False
 
     async def admit(self, req: AdmissionRequest, *, templated: bool = False) -> None:
         """Mutating phase. ``templated``: the object's template share comes from the create memo, so the

@@ -462,8 +462,11 @@ def _same(new: dict[str, Any], old: dict[str, Any]) -> bool:
     # (IgnoreManagedFieldsTimestampsTransformer), any other managedFields change does. The parts
     # besides metadata go first: a heartbeat's new status answers at once, and what the update path
     # shared with ``old`` compares by identity.
-    if len(new) != len(old) or any(k != "metadata" and old.get(k, _MISSING) != v for k, v in new.items()):
+    if len(new) != len(old):
         return False
+    for k in new:
+        if k != "metadata" and (k not in old or old[k] != new[k]):
+            return False
     return new == old or ignore_managed_fields_timestamps(new, old)
 
 

@@ -303,10 +303,10 @@ def _cmp_map(
     fields = node.fields
     elem = node.elem
     for k, lv in lm.items():
-        rv = rm.get(k, _ABSENT)
+        rv = rm[k] if k in rm else _ABSENT  # noqa: SIM401  (membership and subscript: no method call per key)
         if rv is lv or k == skip or rv == lv:  # equal subtrees compare in C; only differences are walked
             continue
-        _cmp("f:" + k, lv, rv, fields.get(k) or elem, a, m, r, path)
+        _cmp("f:" + k, lv, rv, (fields[k] if k in fields else None) or elem, a, m, r, path)  # noqa: SIM401
     for k, rv in rm.items():
         if k not in lm and k != skip:
             a["f:" + k] = _all_paths(rv, fields.get(k) or elem, path)

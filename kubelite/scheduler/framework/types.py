@@ -180,11 +180,31 @@ class PodInfo:
         reads: annotations, finalizers, ownerReferences); None when any of those changed. Nothing the
         scheduler accounts (requests, ports, affinity terms, labels, its node, whether it is terminating)
         differs between the two."""
-        om, nm = self.pod.metadata, pod.metadata
-        if (om is None or nm is None or om.uid != nm.uid or om.name != nm.name or om.namespace != nm.namespace
-                or om.labels != nm.labels or om.creation_timestamp != nm.creation_timestamp
-                or om.deletion_timestamp != nm.deletion_timestamp or not same_spec(self.pod.spec, pod.spec)):
+        if not self._same_identity(pod) or not same_spec(self.pod.spec, pod.spec):
             return None
+        return self._sharing(pod)
+
+    def bound_update(self, pod: Pod) -> PodInfo | None:
+        """The PodInfo of ``pod``, this (assumed, unbound) pod as its binding wrote it, sharing this one's
+        derived fields: as :meth:`status_update`, but ``spec.nodeName`` may differ (the one field of the spec
+        a ``pods/binding`` sets). None when anything else the scheduler reads changed."""
+        spec, mine = pod.spec, self.pod.spec
+        if spec is None or mine is None or not self._same_identity(pod):
+            return None
+        # the bound spec with this version's nodeName: a shallow copy, compared by encoding (C) first
+        if not same_spec(mine, msgspec.structs.replace(spec, node_name=mine.node_name)):
+            return None
+        pi = self._sharing(pod)
+        pi.node_name = spec.node_name or ""
+        return pi
+
+    def _same_identity(self, pod: Pod) -> bool:
+        om, nm = self.pod.metadata, pod.metadata
+        return not (om is None or nm is None or om.uid != nm.uid or om.name != nm.name
+                    or om.namespace != nm.namespace or om.labels != nm.labels
+                    or om.creation_timestamp != nm.creation_timestamp or om.deletion_timestamp != nm.deletion_timestamp)
+
+    def _sharing(self, pod: Pod) -> PodInfo:
         pi: PodInfo = object.__new__(PodInfo)
         for slot in _POD_INFO_SLOTS:
             setattr(pi, slot, getattr(self, slot))

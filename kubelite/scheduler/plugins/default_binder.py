@@ -23,7 +23,9 @@ class DefaultBinder:
 
     async def bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         try:
-            await self.handle.client.bind(pod.namespace, pod.name, node_name)
+            # upstream's Binding carries the pod's UID: a precondition on the pod the apiserver binds
+            meta = pod.pod.metadata
+            await self.handle.client.bind(pod.namespace, pod.name, node_name, uid=meta.uid if meta else None)
         except ApiError as e:
             return Status.error(e.status.message or str(e))
         return None

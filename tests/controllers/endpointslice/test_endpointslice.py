@@ -207,3 +207,28 @@ def _typed_pod(phase: str, *, restart: str = "Always", ip: str | None = "10.0.0.
 def test_should_pod_be_in_endpoints(pod: Pod, include_terminating: bool, expected: bool) -> None:
     """``endpointutil.ShouldPodBeInEndpoints``, shared by the EndpointSlice and Endpoints controllers."""
     assert should_pod_be_in_endpoints(pod, include_terminating) is expected
+
+
+
+async def test_a_stale_slice_cache_is_an_expected_retry_logged_at_info() -> None:
+    """A pod event right after the controller updated a slice finds the slice informer one event behind
+    (a Deployment's pods getting IPs in a default cluster): upstream's syncService returns StaleInformerCache
+    and handleErr logs the retry at Info. It used to be logged at ERROR, the one error a default cluster
+    with a Service logged."""
+    import structlog
+
+    with structlog.testing.capture_logs() as logs:
+        async with Cluster(seed=1, nodes=2) as c:
+            await service(c)
+            await c.client.create({"apiVersion": "apps/v1", "kind": "Deployment",
+                                   "metadata": {"name": "web", "namespace": "default"},
+                                   "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+                                            "template": {"metadata": {"labels": {"app": "web"}},
+                                                         "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}}}})
+            await c.advance(10)
+            ready = [e["conditions"]["ready"] for e in (await endpoints(c)).values()]
+    retries = [e for e in logs if e["event"] == "reconcile_retry"]
+    assert retries, "no stale cache in this run: the test no longer covers the retry (find another trigger)"
+    assert {(e["log_level"], e["error"].partition(":")[0]) for e in retries} == {("info", "StaleInformerCacheError")}
+    assert [e for e in logs if e["log_level"] == "error"] == []
+    assert ready == [True, True, True]  # and the retry converged

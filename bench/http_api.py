@@ -1,6 +1,6 @@
 """HTTP benchmark (issue #11): the REST API over loopback, with in-run floors.
 
-    python bench/http.py [--seconds 2] [--pods 1000] [--events 5000] [--accept HEADER]
+    python bench/http_api.py [--seconds 2] [--pods 1000] [--events 5000] [--accept HEADER]
 
 - GET of one object and LIST of ``--pods`` pods: requests over keep-alive loopback connections from a load
   generator in another process (so the server has one core to itself), per wall second and per CPU-second
@@ -20,14 +20,8 @@
 Figures only, no assertions (the latest are in bench/RESULTS.md under "#11 http").
 """
 
-# ruff: noqa: E402 - imports follow the sys.path fix below
+
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# this file is named http.py: keep its directory off sys.path so `import http` (uvicorn, h11) finds the stdlib
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import argparse
 import asyncio
@@ -35,9 +29,11 @@ import cProfile
 import os
 import pstats
 import subprocess
+import sys
 import tempfile
 import textwrap
 import time
+from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
