@@ -1,6 +1,6 @@
 """What one Event costs end to end (issue #17): recorder, correlator, the create through the API.
 
-    python bench/events.py [--events 15000] [--profile]
+    python bench/events.py [--events 15000] [--profile] [--ab]
 
 One recorder (component ``kubelet``, as a node's) records ``--events`` distinct Events, one per pod object
 (the kubelet's ``Pulled``), into the default cluster (every controller, managedFields on); then its
@@ -8,7 +8,11 @@ broadcaster writes them. Distinct objects mean the correlator neither aggregates
 a create, as the five Events of each pod in the deploy runs are. Reports CPU per Event for recording (build
 and queue) and for the write (correlate + create through the pipeline), and, in the same process, the
 recorder side alone (generate, correlate, update_state, with no API). ``--profile`` prints the write's top
-functions (cProfile inflates per-item Python loops; py-spy gives truer shares).
+functions (cProfile inflates per-item Python loops; py-spy gives truer shares). ``--ab`` writes the Events
+in one cluster in alternating chunks with stop 24's create shortcuts on and off (the body parsed straight
+into its Struct, the admission plugins resolved per resource, a create's managedFields without the update
+path's request handling) and prints the median chunk's CPU per Event
+of each, and their ratio (the switch is ``write_path._create_shortcuts_off``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import asyncio
 import cProfile
 import os
 import pstats
+import statistics
 import time
 from typing import Any
 
@@ -77,11 +82,43 @@ def recorder_side(n: int) -> tuple[float, float, float]:
     return (c1 - c0) / n, (c2 - c1) / n, (c3 - c2) / n
 
 
+async def ab(n: int, chunk: int = 250) -> None:
+    async with Cluster(seed=1, nodes=[{"count": 2}]) as cluster:
+        await cluster.settle()
+        from write_path import CHAINS, _create_shortcuts_off  # (bench/ is this script's directory)
+
+        chain = cluster.apiserver.admission
+        CHAINS[:] = [chain]
+        b = EventBroadcaster(cluster.client, clock=cluster.clock, rng=cluster.rng, max_queued=2 * n + 1)
+        rec = b.new_recorder(component="kubelet", host="node-0")
+        objs = pods(2 * n)
+        times: dict[bool, list[float]] = {True: [], False: []}
+        for k, start in enumerate(range(0, 2 * n, chunk)):
+            on = k % 4 in (0, 3)  # on, off, off, on, ...: neither side always goes first
+            for p in objs[start:start + chunk]:
+                rec.event(p, "Normal", "Pulled", MESSAGE)
+            c0 = time.process_time()
+            if on:
+                await b.flush()
+            else:
+                with _create_shortcuts_off((24,)):
+                    await b.flush()
+            times[on].append((time.process_time() - c0) / chunk * 1e6)
+        med = {k: statistics.median(v) for k, v in times.items()}
+        print(f"A/B, {2 * n:,} Event writes in chunks of {chunk}: shortcuts on {med[True]:.1f} us, off "
+              f"{med[False]:.1f} us per Event (median chunk), ratio {med[True] / med[False]:.3f}, "
+              f"load {os.getloadavg()[0]:.1f}")
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--events", type=int, default=15_000)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--ab", action="store_true")
     args = ap.parse_args()
+    if args.ab:
+        await ab(args.events)
+        return
     record, write = await end_to_end(args.events, args.profile)
     print(f"end to end, {args.events:,} Events: record {record * 1e6:.1f} us, write {write * 1e6:.1f} us per Event "
           f"(correlate + create through the API), load {os.getloadavg()[0]:.1f}")

@@ -2,7 +2,7 @@
 than 5%; issue #17: creates >= 20,000/s, heartbeat-class writes <= 2x a raw store write).
 
     python bench/write_path.py [--pods 5000] [--repeat 5] [--same-spec] [--templates 100] [--profile]
-        [--profile-heartbeats] [--hour-ab NODES] [--heartbeat-ab NODES] [--create-ab PODS]
+        [--profile-heartbeats] [--hour-ab NODES] [--heartbeat-ab NODES] [--create-ab PODS [--create-ab-stops 23,24]]
 
 Through the in-process client and the whole pipeline (authentication, authorization, decoding, admission,
 defaulting, validation, managedFields on), prints the best of ``--repeat`` runs in microseconds of
@@ -583,28 +583,61 @@ async def hour_ab(nodes: int, rounds: int) -> None:
 
 
 @contextlib.contextmanager
-def _create_shortcuts_off() -> Iterator[None]:
-    """The create path's stop-23 shortcuts off: a create's managedFields composed from the whole set
-    (``ssa.compare.created_fields`` unused) and every quantity string parsed (its per-string memo unused); a
-    no-op in trees without them."""
+def _create_shortcuts_off(stops: tuple[int, ...] = (23, 24)) -> Iterator[None]:
+    """The create path's shortcuts of ``stops`` off (each a no-op in trees without it). Stop 23: a create's
+    managedFields composed from the whole set (``ssa.compare.created_fields`` unused) and every quantity
+    string parsed (its per-string memo unused). Stop 24: every body parsed to a dict and converted
+    (``Decoder.decode_json`` unused), a create's managedFields through ``FieldManager.update``
+    (``GenericStore.track_created`` unused), every admission plugin of the operation asked whatever the
+    resource (no ``resources`` declared; the chain's per-resource lists cleared on the way in and out)."""
     import kubelite.api.quantity_fields as quantity_fields
     import kubelite.apiserver.ssa as ssa
+    from kubelite.apiserver.admission import chain as chain_module
+    from kubelite.apiserver.pipeline import Decoder
+    from kubelite.apiserver.registry.store import GenericStore
 
-    saved = getattr(ssa, "created_fields", None), getattr(quantity_fields, "_canonical_str", None)
-    if saved[0] is not None:
-        ssa.created_fields = lambda *a: None  # type: ignore[assignment]
-    if saved[1] is not None:
-        quantity_fields._canonical_str = quantity_fields._canonical_of  # type: ignore[assignment]
+    undo: list[Callable[[], None]] = []
+
+    def swap(owner: Any, name: str, value: Any) -> None:
+        if name in vars(owner):
+            saved = vars(owner)[name]
+            setattr(owner, name, value)
+            undo.append(lambda: setattr(owner, name, saved))
+
+    if 23 in stops:
+        swap(ssa, "created_fields", lambda *a: None)
+        swap(quantity_fields, "_canonical_str", getattr(quantity_fields, "_canonical_of", None))
+    if 24 in stops:
+        swap(Decoder, "decode_json", lambda self, *a: None)
+        swap(GenericStore, "track_created", lambda self, st, obj, m: self.track(st, None, obj, m))
+        for cls in _declaring_plugins(chain_module):
+            saved_res = cls.resources
+            del cls.resources
+            undo.append(lambda cls=cls, res=saved_res: setattr(cls, "resources", res))
+        _clear_plugin_lists()
+        undo.append(_clear_plugin_lists)
     try:
         yield
     finally:
-        if saved[0] is not None:
-            ssa.created_fields = saved[0]  # type: ignore[assignment]
-        if saved[1] is not None:
-            quantity_fields._canonical_str = saved[1]  # type: ignore[assignment]
+        for fn in reversed(undo):
+            fn()
 
 
-async def create_shortcuts_ab(n: int, chunk: int = 50) -> None:
+#: the admission chains whose per-resource plugin lists the stop-24 switch clears (the benches' clusters)
+CHAINS: list[Any] = []
+
+
+def _declaring_plugins(chain_module: Any) -> list[type]:
+    return sorted({type(p) for ch in CHAINS for p in (*ch.mutating_plugins, *ch.validating_plugins)
+                   if "resources" in vars(type(p))}, key=lambda c: c.__name__)
+
+
+def _clear_plugin_lists() -> None:
+    for ch in CHAINS:
+        getattr(ch, "_by_operation", {}).clear()
+
+
+async def create_shortcuts_ab(n: int, chunk: int = 50, stops: tuple[int, ...] = (23, 24)) -> None:
     """Creates (every spec its own, and templated memo hits) with the create shortcuts on and off,
     interleaved in chunks of ``chunk`` in one cluster; the first half of each kind starts with "on", the
     second with "off", so a drift over the run (a growing store, the machine's load) weighs on both sides.
@@ -626,18 +659,26 @@ async def create_shortcuts_ab(n: int, chunk: int = 50) -> None:
                 inner[step] += time.process_time() - t0
         return timed_step
 
+    import kubelite.apiserver.ssa as ssa
+
     update, quantities = FieldManager.update, pipeline.canonicalize_quantities
+    created = getattr(ssa, "created_managed_fields", None)  # (stop 24's create entry, beside update)
     FieldManager.update = timing(update, "managedFields")  # type: ignore[method-assign]
     pipeline.canonicalize_quantities = timing(quantities, "quantities")
+    if created is not None:
+        ssa.created_managed_fields = timing(created, "managedFields")
     try:
-        await _create_shortcuts_ab(n, chunk, inner)
+        await _create_shortcuts_ab(n, chunk, inner, stops)
     finally:
         FieldManager.update = update  # type: ignore[method-assign]
         pipeline.canonicalize_quantities = quantities
+        if created is not None:
+            ssa.created_managed_fields = created
 
 
-async def _create_shortcuts_ab(n: int, chunk: int, inner: dict[str, float]) -> None:
+async def _create_shortcuts_ab(n: int, chunk: int, inner: dict[str, float], stops: tuple[int, ...]) -> None:
     async with Cluster(seed=1, tune_gc=True, **API_ONLY) as cluster:
+        CHAINS[:] = [cluster.apiserver.admission]
         c = cluster.client
         with await c.open_watch("pods", capacity=8 * n + 1000):
             for kind in ("every spec its own", "from templates"):
@@ -656,7 +697,7 @@ async def _create_shortcuts_ab(n: int, chunk: int, inner: dict[str, float]) -> N
                 gc.collect()
                 for start in range(0, 2 * n, chunk):
                     on = (start // chunk % 2 == 0) == (start < n)
-                    with contextlib.nullcontext() if on else _create_shortcuts_off():
+                    with contextlib.nullcontext() if on else _create_shortcuts_off(stops):
                         gc.collect()  # (between chunks, untimed: a full collection lands on neither side)
                         gc.disable()
                         before = dict(inner)
@@ -690,7 +731,9 @@ def main() -> None:
     ap.add_argument("--heartbeat-ab", type=int, metavar="NODES", default=0,
                     help="NODES nodes' heartbeats with the written-object cache and unread status patches on/off")
     ap.add_argument("--create-ab", type=int, metavar="PODS", default=0,
-                    help="2 x PODS creates of each kind with the create shortcuts (stop 23) on and off, interleaved")
+                    help="2 x PODS creates of each kind with the create shortcuts on and off, interleaved")
+    ap.add_argument("--create-ab-stops", default="23,24",
+                    help="whose create shortcuts --create-ab turns off: stops 23 and/or 24 (comma-separated)")
     ap.add_argument("--profile-heartbeats", action="store_true",
                     help="print where each heartbeat kind's steady-state write spends its time (cProfile tottime)")
     ap.add_argument("--profile", action="store_true",
@@ -703,7 +746,7 @@ def main() -> None:
         asyncio.run(hour_ab(args.hour_ab, 2))
         return
     if args.create_ab:
-        asyncio.run(create_shortcuts_ab(args.create_ab))
+        asyncio.run(create_shortcuts_ab(args.create_ab, stops=tuple(int(x) for x in args.create_ab_stops.split(","))))
         return
     if args.profile_heartbeats:
         asyncio.run(profile_heartbeats(max(1, args.pods // 5)))

@@ -50,6 +50,7 @@ import functools
 import gc
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -153,9 +154,30 @@ BOOKMARK_INTERVAL = 60.0
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 
+#: every bootstrap object, as ``tools/gen_bootstrap.py`` writes it from :func:`build_bootstrap_payload`
+#: (committed; ``tests/test_bootstrap_file.py`` checks it is current): a process's first start reads one file
+#: instead of building the namespaces, RBAC's bootstrap policy, the add-ons' roles, the StorageClass and the
+#: PriorityClasses (issue #17, cold start: ~12,000 Python calls)
+BOOTSTRAP_FILE = Path(__file__).with_name("bootstrap.json")
+
+
 @functools.cache
 def _bootstrap_payload() -> tuple[tuple[str, str, bytes], ...]:
-    """(group, plural, encoded object) for every bootstrap object, built once per process."""
+    """(group, plural, encoded object) for every bootstrap object, read once per process from
+    :data:`BOOTSTRAP_FILE` (each object's bytes as :func:`build_bootstrap_payload` encodes them)."""
+    rows = msgspec.json.decode(BOOTSTRAP_FILE.read_bytes(), type=list[tuple[str, str, msgspec.Raw]])
+    return tuple((group, plural, bytes(raw)) for group, plural, raw in rows)
+
+
+def bootstrap_payload_json() -> bytes:
+    """:data:`BOOTSTRAP_FILE`'s content: one ``[group, plural, object]`` row per line, in seeding order."""
+    rows = [_encode([group, plural, msgspec.Raw(data)]) for group, plural, data in build_bootstrap_payload()]
+    return b"[\n" + b",\n".join(rows) + b"\n]\n"
+
+
+def build_bootstrap_payload() -> tuple[tuple[str, str, bytes], ...]:
+    """(group, plural, encoded object) for every bootstrap object, built from the policy's sources (the
+    generator's input; a start reads :data:`BOOTSTRAP_FILE` instead)."""
     out: list[tuple[str, str, bytes]] = []
     for ns in SYSTEM_NAMESPACES:
         # the label the namespace strategy gives every Namespace (kube-apiserver creates these through the API)

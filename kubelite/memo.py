@@ -26,6 +26,7 @@ Plain sync code: single-threaded asyncio needs no locks.
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -33,7 +34,8 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
-__all__ = ["ENCODED_KEYS", "BoundedCache", "CacheStatistics", "clear_all", "encoded_keys_off", "memoize", "statistics"]
+__all__ = ["ENCODED_KEYS", "BoundedCache", "CacheStatistics", "clear_all", "compiled", "encoded_keys_off", "memoize",
+           "statistics"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -192,3 +194,12 @@ def clear_all() -> None:
     """Empty every registered table (their counters keep counting)."""
     for t in _REGISTRY.values():
         t.clear()
+
+
+# bound: one entry per module-level pattern constant handed in (callers pass only their constants, a few dozen)
+@memoize("memo.compiled", maxsize=64)
+def compiled(pattern: str) -> re.Pattern[str]:
+    """``re.compile(pattern)`` on the pattern's first use instead of at import, kept for the process (``re``'s own
+    cache evicts). For the long module-level patterns a cluster's start does not use: a compile costs with the
+    pattern's length (the 330-character image reference grammar took 10 ms; issue #17, cold start)."""
+    return re.compile(pattern)

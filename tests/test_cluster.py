@@ -136,6 +136,15 @@ _NOT_AT_START = {
     # the subresources and resources a start never requests: with their first request
     **{f"kubelite.apiserver.rest.{m}": "REST" for m in ("binding", "eviction", "finalize", "approval", "reviews",
                                                          "scale")},
+    # the validation rules of kinds a start never writes: with their kind's first validation
+    **{f"kubelite.apiserver.validation.{m}": "validation" for m in (
+        "apps", "batch", "core", "networking", "replication", "service", "volumes", "admissionregistration",
+        "resource", "certificates")},
+    # the strategies of the ValidatingAdmissionPolicy (with its CEL type checking), DRA and CSR kinds: with their
+    # kind's first request
+    **{m: "strategies" for m in ("kubelite.apiserver.registry.admissionregistration",
+                                 "kubelite.apiserver.admission.policy_typecheck", "kubelite.apiserver.registry.resource",
+                                 "kubelite.apiserver.registry.certificates")},
     # HorizontalPodAutoscaler autoscaling/v1 <-> v2 conversion: with the first HPA
     "kubelite.apiserver.registry.autoscaling_v1": "HPA conversion",
     # PyYAML (~10 ms of imports and regex compiles): with the first YAML manifest read or written, or the
@@ -151,7 +160,22 @@ _NOT_AT_START = {
 }
 
 _COLD_START_SCRIPT = """
-import asyncio, json, sys
+import asyncio, json, re, sys
+
+# kubelite's own long regular expressions compiled so far (a pattern's compile costs with its length: the image
+# reference grammar's 330 characters took 10 ms); imports and start-up must leave them to their first use
+LONG = []
+_compile = re.compile
+def compile(pattern, flags=0):
+    frame = sys._getframe(1)
+    while frame.f_code.co_filename.endswith("/kubelite/memo.py"):  # memo.compiled: its caller's pattern
+        frame = frame.f_back
+    caller = frame.f_code.co_filename
+    if "/kubelite/" in caller and len(pattern) > 200:
+        LONG.append(caller.rpartition("/kubelite/")[2])
+    return _compile(pattern, flags)
+re.compile = compile
+
 from kubelite import Cluster
 
 CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -168,7 +192,7 @@ def loaded(why=None):
 async def main():
     async with Cluster(seed=1):
         pass
-    out = {"first cluster": loaded()}
+    out = {"first cluster": loaded(), "long patterns compiled": LONG[:]}
     async with Cluster(seed=1) as cluster:
         await cluster.client.create(CRD)
         await cluster.client.create({"apiVersion": "example.com/v1", "kind": "Widget",
@@ -183,6 +207,7 @@ async def main():
         await cluster.wait_for(lambda: ((cluster.apiserver.read("apps", "deployments", "default", "web") or {})
                                                .get("status") or {}).get("availableReplicas") == 1, timeout=300)
         out["a Deployment on a node"] = loaded("controllers")
+        out["long patterns, with a pod"] = LONG[:]
     print(json.dumps(out))
 
 asyncio.run(main())
@@ -205,7 +230,9 @@ def test_the_first_cluster_does_not_load_what_it_does_not_use() -> None:
     out = subprocess.run([sys.executable, "-c", _COLD_START_SCRIPT, json.dumps(_NOT_AT_START)],
                          capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == {
-        "first cluster": [], "a custom resource without CEL rules": [],
+        "first cluster": [], "a custom resource without CEL rules": [], "long patterns compiled": [],
+        # the image reference grammar, with the first container image checked
+        "long patterns, with a pod": ["workload.py"],
         # the Deployment's controller and its ReplicaSets', the node's lifecycle controller, nothing else
         "a Deployment on a node": ["kubelite.controllers.deployment", "kubelite.controllers.nodelifecycle",
                                    "kubelite.controllers.replicaset"],

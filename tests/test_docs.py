@@ -37,6 +37,12 @@ RUN_AS_SHELL = {"sh", "bash", "shell"}
 PARSE_AS_YAML = {"yaml", "yml"}
 NOT_RUN = {"", "text", "console", "output", "json", "diff", "ini", "toml", "html"}
 TIMEOUT = 300
+#: the mypy runs' bound, in CPU seconds of mypy itself (``ulimit -t``), not wall seconds: a wall-clock timeout
+#: measured the machine's load (300 s wall was hit at load 16 by a run that needs ~40 CPU s with a cold
+#: cache), while CPU time is what a runaway mypy spends. A full re-check of kubelite costs ~30 CPU s here.
+MYPY_CPU_SECONDS = 900
+#: and a wall-clock guard against a mypy that waits forever, far beyond CI's own 15-minute limit
+MYPY_WALL_SECONDS = 3600
 #: top-level keys of a scenario file besides ``name`` (kubelite.scenario.format.Scenario)
 SCENARIO_KEYS = {"cluster", "manifests", "timeline", "expect", "until", "workloads", "images", "seed"}
 
@@ -173,6 +179,28 @@ def test_doc_block_runs_as_written(block: Block, tmp_path: Path) -> None:
     run_block(block, tmp_path)
 
 
+def mypy_command() -> list[str]:
+    """mypy as this test runs it: the project's configuration and cache, and no option that changes what the
+    cache holds. ``--strict`` on the command line was one: it overrides the configuration's
+    ``warn_unused_ignores = false``, so every run here threw away CI's mypy step's analysis of kubelite,
+    re-checked all of it (most of this test's 44 s) and left a cache the next ``mypy`` re-checked again."""
+    return [sys.executable, "-m", "mypy", "--no-color-output", "--config-file", str(ROOT / "pyproject.toml"),
+            "--cache-dir", str(ROOT / ".mypy_cache")]
+
+
+def test_the_docs_mypy_runs_reuse_the_projects_mypy_cache() -> None:
+    """The options that decide whether a cached module is fresh are those of ``mypy`` run as CI runs it."""
+    from mypy.main import process_options
+
+    def cache_options(args: list[str]) -> object:
+        _, options = process_options(args, require_targets=False)
+        return options.clone_for_module("kubelite.cluster").select_options_affecting_cache()
+
+    ci = cache_options(["--config-file", str(ROOT / "pyproject.toml")])
+    assert cache_options([*mypy_command()[3:], "doc_block.py"]) == ci
+    assert cache_options(["--strict", *mypy_command()[3:], "doc_block.py"]) != ci  # the old command
+
+
 def test_python_blocks_and_examples_type_check(tmp_path: Path) -> None:
     """``mypy --strict`` over every python block and ``examples/`` (what a user's CI would run)."""
     names: dict[str, Block] = {}
@@ -190,10 +218,13 @@ def test_python_blocks_and_examples_type_check(tmp_path: Path) -> None:
     for cwd, files in runs:
         # one configuration for every run (the project's, which CI's own mypy step uses too): a run with other
         # options would re-check all of kubelite and overwrite the shared cache the next run then re-checks
-        proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-color-output",
-                               "--config-file", str(ROOT / "pyproject.toml"),
-                               "--cache-dir", str(ROOT / ".mypy_cache"), *files],
-                              cwd=cwd, env=_env(), capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        proc = subprocess.run(["bash", "-c", f'ulimit -t {MYPY_CPU_SECONDS} && exec "$@"', "mypy",
+                               *mypy_command(), *files],
+                              cwd=cwd, env=_env(), capture_output=True, text=True, timeout=MYPY_WALL_SECONDS,
+                              check=False)
+        if proc.returncode < 0 or proc.returncode > 128:
+            pytest.fail(f"mypy was killed (exit {proc.returncode}; over {MYPY_CPU_SECONDS} CPU s?)\n{proc.stderr}",
+                        pytrace=False)
         if proc.returncode != 0:
             out += f"(in {cwd.relative_to(ROOT.parent)})\n{proc.stdout}"
     if out:

@@ -8,6 +8,11 @@ is what makes many informers over one resource cheap. kubelite does the same acr
   returns that same object to every later caller: a watch fan-out to N informers costs one decode and
   N references. The view is the control-plane view: managedFields are dropped, as
   kube-controller-manager's informer transform drops them (``trim`` in ``CreateControllerContext``).
+- **Equal parts are shared across views.** Below an object's top level, every part of a typed view (a
+  container, its env list and probes, a toleration, an owner reference, a pod condition, a dict of labels or
+  quantities) is one frozen object for every view holding an equal part: the replicas of a template and the
+  successive versions of an object hold each once (see "shared parts" below). Nothing a reader can see
+  changes but identity (``a.spec.containers is b.spec.containers`` for two replicas).
 - A version's views are kept while it is the current version and dropped when the store supersedes it
   (:func:`release_views`): the history window keeps bytes only, and an informer still behind by a whole
   version decodes that version privately (correct, just not shared). :data:`STATS` counts decodes and
@@ -31,8 +36,9 @@ mutate what they are handed") is enforced, not trusted:
   copy; ``copy.copy`` gives a mutable top level over still-frozen children, exactly as shared as they
   are) returns an ordinary mutable object of the generated class, as client-go's ``DeepCopy`` does.
 - :func:`verify_views` stays as the backstop for writes that bypass the frozen types
-  (``list.append(view_list, x)``): it compares every view with a fresh decode and raises
-  :class:`SharedViewMutated` (the cluster runs it over the store on exit).
+  (``list.append(view_list, x)``): it compares every view with a private decode and raises
+  :class:`SharedViewMutated` (the cluster runs it over the store on exit). A bypassing write to a shared
+  part shows in every view that holds the part, and each of them fails the check.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from typing import Any, NoReturn
 
 import msgspec
 
-from kubelite.memo import memoize
+from kubelite.memo import BoundedCache, memoize
 
 __all__ = [
     "STATS", "FrozenDict", "FrozenList", "SharedViewMutated", "StoredBytes", "ViewStats", "freeze", "is_frozen",
@@ -253,6 +259,9 @@ def _plan(cls: type) -> tuple[type, tuple[tuple[str, int, Any], ...]]:
                        if (kind := _field_kind(f.type))[0] == _STR or not _scalar(f.type))
         plan = _PLANS[cls] = (_twin(cls), fields)
         _PLANS[plan[0]] = plan
+        _note_unshared(cls)
+        if cls.__name__ in _UNSHARED_NAMES:
+            _UNSHARED.add(cls)
     return plan
 
 
@@ -267,17 +276,85 @@ def _freeze_struct(v: Any) -> Any:
         if kind == _STR:
             setattr(v, name, _intern(x))
         elif kind == _STRUCT:
-            _freeze_struct(x)
+            setattr(v, name, _shared_part(x))
         elif kind == _STRUCTS:
-            setattr(v, name, FrozenList([_freeze_struct(e) for e in x]))
+            setattr(v, name, _shared_list([_shared_part(e) for e in x]))
         elif kind == _SCALAR_LIST:
             setattr(v, name, FrozenList([_intern(e) if type(e) is str else e for e in x]))
         elif kind == _SCALAR_DICT:
-            setattr(v, name, FrozenDict({_intern(k): _intern(e) if type(e) is str else e for k, e in x.items()}))
+            setattr(v, name, _shared_dict(x))
         else:
             setattr(v, name, _freeze(x))
     v.__class__ = twin
     return v
+
+
+# --- shared parts ---
+# The parts of a view below its object's top level (a container, a toleration, an owner reference, a pod
+# condition, a probe) are shared with every other view holding an equal part: the replicas of one template
+# and the successive versions of one object then hold one frozen copy of each (hash-consing, keyed on the
+# part's class and JSON encoding; a part is frozen, so sharing it is as safe as sharing the view).
+# A hit skips the part's freeze walk, which pays for most of the key's encode. The table is bounded (LRU):
+# an evicted part stays alive in the views that hold it, and an equal part decoded later is simply a copy.
+# Parts unlikely to repeat are never keyed: an object's metadata, spec and status structs (named by the
+# generated classes' ``metadata``/``spec``/``status`` fields; their own parts are shared) and a
+# container's status and a pod IP (unique to their pod).
+
+
+# bound: distinct parts among recently built views: a template's ~40 parts times the templates in use
+_PARTS: BoundedCache[tuple[Any, ...], Any] = BoundedCache("api.views.shared_parts", maxsize=16_384)
+_UNSHARED: set[type] = set()
+_UNSHARED_NAMES = frozenset({"ContainerStatus", "ManagedFieldsEntry", "PodIP"})
+
+
+def _note_unshared(cls: type) -> None:
+    """Record which part classes are never keyed (see above), from ``cls``'s ``metadata``/``spec``/``status``
+    field annotations."""
+    for f in msgspec.structs.fields(cls):
+        if f.name in ("metadata", "spec", "status", "template"):
+            _kind, sub = _field_kind(f.type)
+            if isinstance(sub, type):
+                _UNSHARED.add(sub)
+
+
+def _shared_part(x: Any) -> Any:
+    """The frozen part equal to ``x`` (a freshly decoded Struct below a view's top level): a shared one
+    when an equal part was frozen before (see above), else ``x`` itself, frozen and remembered."""
+    cls = type(x)
+    if cls in _UNSHARED:
+        return _freeze_struct(x)
+    key = (cls, _encode(x))
+    got = _PARTS.get(key)
+    if got is None:
+        got = _freeze_struct(x)
+        _PARTS.put(key, got)
+    return got
+
+
+def _shared_list(parts: list[Any]) -> FrozenList:
+    """The frozen list of these (shared) parts: one per distinct sequence of parts. Keyed on the parts'
+    identities, which is sound because the remembered list holds those very parts (an identity in a key
+    cannot be reused while its entry lives)."""
+    if not parts or getattr(type(parts[0]), "__thawed__", None) in _UNSHARED:  # (container statuses)
+        return FrozenList(parts)
+    key = (FrozenList, tuple(map(id, parts)))
+    got = _PARTS.get(key)  # type: ignore[arg-type]
+    if got is None:
+        got = FrozenList(parts)
+        _PARTS.put(key, got)  # type: ignore[arg-type]
+    return got  # type: ignore[no-any-return]
+
+
+def _shared_dict(x: dict[Any, Any]) -> FrozenDict:
+    """The frozen dict of scalars equal to ``x`` (labels, annotations, resource quantities): one per distinct
+    set of items (in order; ``True`` and ``1`` are told apart by their types)."""
+    items = tuple(x.items())
+    key = (FrozenDict, items, tuple(map(type, x.values())))
+    got = _PARTS.get(key)  # type: ignore[arg-type]
+    if got is None:
+        got = FrozenDict({_intern(k): _intern(e) if type(e) is str else e for k, e in items})
+        _PARTS.put(key, got)  # type: ignore[arg-type]
+    return got  # type: ignore[no-any-return]
 
 
 def _freeze_dict(v: dict[Any, Any]) -> FrozenDict:
@@ -407,7 +484,9 @@ def verify_views(data: bytes, where: str = "") -> None:
     if not views:
         return
     for tp, view in views.items():
-        if view != _fresh_view(data, tp):
+        # against a private decode, never through the shared parts (a broken part would compare equal to itself)
+        fresh = _untyped_decoder.decode(data) if tp is None else _decoder(tp).decode(data)
+        if view != _strip_managed_fields(fresh):
             name = "dict" if tp is None else getattr(tp, "__name__", str(tp))
             raise SharedViewMutated(
                 f"a shared {name} view of {where or 'a stored object'} was mutated by its reader: informer "

@@ -178,6 +178,26 @@ class Decoder:
             out = self.scheme.to_storage(info, out, info.version)
         return out
 
+    def decode_json(self, info: ResourceInfo, raw: bytes, field_validation: str | None) -> dict[str, Any] | None:
+        """:meth:`decode` of a built-in body given as its JSON bytes (the in-process client's copy) in its
+        storage version, parsed straight into its typed Struct: no dict of the body is built to be
+        converted (half a small object's decode). None whenever the body is anything but a clean decode of
+        its own kind and version (then :meth:`decode` of the parsed body runs and reports, warns or prunes
+        exactly as it always does): the Struct's defaults for ``apiVersion`` and ``kind`` are the values
+        :meth:`decode` fills in, so an equal pair means the body sent them or left them out."""
+        if not info.builtin or (info.group, info.plural) in _OPEN_KINDS or field_validation not in (
+                None, "Strict", "Warn", "Ignore"):
+            return None
+        struct = info.struct
+        assert struct is not None
+        try:
+            typed: Any = _struct_decoder(struct).decode(raw)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+        if typed.kind != info.kind or typed.api_version != info.api_version:
+            return None
+        return self._builtin_out(info, typed)
+
     def decode_parts(self, info: ResourceInfo, metadata: dict[str, Any], field: str, raw: bytes) -> dict[str, Any] | None:
         """:meth:`decode` of a built-in body that is ``apiVersion``, ``kind``, ``metadata`` (decoded) and
         ``field`` (its JSON text ``raw``, as the per-template memo's key holds it), decoding that text
@@ -274,6 +294,12 @@ def _field_decoder(struct: type, field: str) -> msgspec.json.Decoder[Any]:
         if f.encode_name == field:
             return msgspec.json.Decoder(f.type)
     raise KeyError(field)
+
+
+@memoize("apiserver.pipeline.struct_decoder", maxsize=256)
+def _struct_decoder(struct: type) -> msgspec.json.Decoder[Any]:
+    """A JSON decoder straight into ``struct`` (one per built-in kind and version)."""
+    return msgspec.json.Decoder(struct)
 
 
 @memoize("apiserver.pipeline.field_attr", maxsize=256)

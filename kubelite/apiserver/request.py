@@ -115,3 +115,6 @@ class AdmissionRequest(msgspec.Struct, kw_only=True):
     warnings: list[str] = msgspec.field(default_factory=list)
     #: the audit annotations admission sets (``<policy>/<key>``, ``validation.policy.admission.k8s.io/...``)
     audit_annotations: dict[str, str] = msgspec.field(default_factory=dict)
+    #: the names mutating plugins generated for this object, in draw order, as (base, name)
+    #: (``admission.chain.generate_name``: what a per-template create memo hit draws again)
+    generated: list[tuple[str, str]] = msgspec.field(default_factory=list)

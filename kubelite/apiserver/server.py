@@ -72,7 +72,6 @@ from kubelite.apiserver.ipallocator import ServiceIPAllocator
 from kubelite.apiserver.kubernetes_service import KubernetesServiceController
 from kubelite.apiserver.pipeline import Authorizer, Decoder
 from kubelite.apiserver.registry.apiregistration import APIServiceStrategy, local_apiservices
-from kubelite.apiserver.registry.certificates import CertificateSigningRequestStrategy
 from kubelite.apiserver.registry.conversion import builtin_scheme
 from kubelite.apiserver.registry.store import GenericStore
 from kubelite.apiserver.registry.strategies import StrategySet
@@ -137,6 +136,14 @@ def not_served(info: ResourceInfo, verb: str, sub: str, served: frozenset[str], 
                            code=NotFound.code, details=StatusDetails()))
 
 
+
+def _csr_strategy(info: Any, clock: Clock) -> Any:
+    """The CertificateSigningRequest strategy, with its PEM parsing and validation imported with the first CSR
+    request, not with every apiserver (issue #17, cold start)."""
+    from kubelite.apiserver.registry.certificates import CertificateSigningRequestStrategy
+
+    return CertificateSigningRequestStrategy(info, clock)
+
 class ApiServer:
     """kube-apiserver in-process. Use it through :mod:`kubelite.client`; components never import it."""
 
@@ -182,7 +189,7 @@ class ApiServer:
                                   table=lambda: self.store.tables.get(("", "events")), ttl=event_ttl)
         self.strategies.register("", "events", lambda info: EventStrategy(info, self.event_ttl))
         self.strategies.register("certificates.k8s.io", "certificatesigningrequests",
-                                 lambda info: CertificateSigningRequestStrategy(info, clock))
+                                 lambda info: _csr_strategy(info, clock))
         self.strategies.register("apiregistration.k8s.io", "apiservices",
                                  lambda info: APIServiceStrategy(info, clock, self.tables))
         self.generic_store = GenericStore(

@@ -166,3 +166,19 @@ async def test_a_dry_run_binding_writes_nothing(bare: Cluster) -> None:
                                                dry_run=True)
     assert out["status"] == "Success"
     assert await _stored(bare) == before
+
+
+async def test_the_legacy_bindings_resource_is_admitted_as_what_its_url_names(bare: Cluster) -> None:
+    """POST /api/v1/namespaces/{ns}/bindings: admission sees a CREATE of ``bindings`` (no subresource)."""
+    seen: list[tuple[str, str, str, str]] = []
+
+    async def watch(req: AdmissionRequest) -> None:
+        seen.append((req.operation, req.kind, req.resource, req.subresource))
+
+    bare.apiserver.admission.register(watch, resources=["*"], operations=["CREATE"], subresources=["*"],
+                                      name="watch")
+    await bare.client.create(pod())
+    seen.clear()
+    await bare.client.create({**binding(), "metadata": {"name": "web", "namespace": "default"}})
+    assert seen == [("CREATE", "Binding", "bindings", "")]
+    assert (await _stored(bare))["spec"]["nodeName"] == "node-1"

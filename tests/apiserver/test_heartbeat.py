@@ -139,6 +139,8 @@ def _node_report(r: random.Random) -> Op:
         status["allocatable"] = {"cpu": "not-a-quantity"}  # 400
     elif roll < 0.45:
         status["conditions"][0]["reason"] = None  # removes a field
+    elif roll < 0.5:
+        status["volumesInUse"], status["conditions"][0]["message"] = [], ""  # zeros Go's omitempty drops
     body = {"status": status}
 
     async def op(cluster: Cluster) -> Any:
@@ -161,6 +163,8 @@ def _pod_status(r: random.Random) -> dict[str, Any]:
         status["podIPs"] = [{"ip": "not-an-ip"}]  # 422
     elif roll < 0.7:
         status["nominatedNodeName"] = "Not_A_Name"  # 422
+    elif roll < 0.8:
+        status["message"], status["conditions"][0]["reason"] = "", ""  # zeros Go's omitempty drops
     return status
 
 

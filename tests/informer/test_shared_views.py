@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from kubelite.api import views
 from kubelite.api.codec import json_decoder
 from kubelite.api.types import ConfigMap, Pod
 from kubelite.api.views import (
@@ -152,8 +153,11 @@ def test_verify_views_catches_a_write_that_bypasses_the_frozen_types(how: str) -
         list.append(view.spec.containers, view.spec.containers[0])
     else:
         dict.__setitem__(view.metadata.labels, "app", "evil")
-    with pytest.raises(SharedViewMutated, match="pods default/web was mutated by its reader"):
-        verify_views(data, "pods default/web")
+    try:
+        with pytest.raises(SharedViewMutated, match="pods default/web was mutated by its reader"):
+            verify_views(data, "pods default/web")
+    finally:
+        views._PARTS.clear()  # (the broken part is shared: later views of an equal pod must not get it)
 
 
 def test_a_view_reads_compares_and_encodes_as_a_private_decode() -> None:
@@ -209,6 +213,132 @@ def test_stored_bytes_are_bytes() -> None:
     data = stored(POD)
     assert data == _encode(POD) and hash(data) == hash(_encode(POD))
     assert isinstance(data, bytes) and bytes(data) == data
+
+
+# --- parts shared across views (hash-consing below the top level) ---
+
+
+def _replica(name: str, *, image: str = "registry.example.com/shared-parts:1", env: str = "info",
+             node: str = "node-1", ip: str = "10.244.0.2", started: str = "2025-01-01T00:00:02Z") -> dict[str, Any]:
+    """One replica of a template, as stored once running: what differs between replicas is its name, uid, node
+    and IP."""
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}", "resourceVersion": "9",
+                     "labels": {"app": "shared-parts", "pod-template-hash": "5d8f"},
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "shared-parts-5d8f",
+                                          "uid": "rs-uid", "controller": True, "blockOwnerDeletion": True}]},
+        "spec": {"nodeName": node, "containers": [{
+            "name": "app", "image": image, "env": [{"name": "LOG_LEVEL", "value": env}],
+            "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}},
+            "readinessProbe": {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 10}}],
+            "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
+                             "tolerationSeconds": 300}]},
+        "status": {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}],
+                   "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": started}],
+                   "containerStatuses": [{"name": "app", "image": image, "imageID": "", "ready": True,
+                                          "restartCount": 0, "containerID": f"containerd://{name}",
+                                          "state": {"running": {"startedAt": started}}}]},
+    }
+
+
+def test_replicas_of_a_template_share_every_part_below_the_top_level() -> None:
+    """Two replicas' views hold one frozen copy of each equal part (containers, tolerations, owner references,
+    labels, conditions), and their own metadata, spec and status structs, their container statuses and
+    their pod IPs (which differ)."""
+    a = shared_view(stored(_replica("web-a", node="node-1", ip="10.244.0.2")), Pod)
+    b = shared_view(stored(_replica("web-b", node="node-2", ip="10.244.1.7")), Pod)
+    assert a is not b and a.metadata is not b.metadata and a.spec is not b.spec and a.status is not b.status
+    assert a.spec.containers is b.spec.containers and a.spec.containers[0] is b.spec.containers[0]
+    assert a.spec.tolerations is b.spec.tolerations
+    assert a.metadata.owner_references is b.metadata.owner_references
+    assert a.metadata.labels is b.metadata.labels
+    assert a.status.conditions is b.status.conditions
+    assert a.status.container_statuses[0] is not b.status.container_statuses[0]
+    assert a.status.pod_ips[0] is not b.status.pod_ips[0]
+    assert (a.spec.node_name, b.spec.node_name) == ("node-1", "node-2")
+    assert is_frozen(a.spec.containers[0]) and is_frozen(b.metadata.labels)
+
+
+def test_the_next_version_of_an_object_holds_its_unchanged_parts_again() -> None:
+    """A status write makes a new version; its view's spec parts are the previous view's, so whoever still
+    holds a part of the older view (a kubelet's container record) keeps nothing alive twice."""
+    v1 = shared_view(stored(_replica("web-v", started="2025-01-01T00:00:02Z")), Pod)
+    v2 = shared_view(stored(_replica("web-v", started="2025-01-01T00:05:00Z")), Pod)
+    assert v2 is not v1 and v2.spec.containers[0] is v1.spec.containers[0]
+    assert v2.status.conditions is not v1.status.conditions  # the new transition time: a part of its own
+    assert v2.status.conditions[0].last_transition_time == "2025-01-01T00:05:00Z"
+    assert v1.status.conditions[0].last_transition_time == "2025-01-01T00:00:02Z"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ({"env": "info"}, {"env": "debug"}),
+    ({"image": "registry.example.com/shared-parts:1"}, {"image": "registry.example.com/shared-parts:2"}),
+], ids=["env-value", "image"])
+def test_parts_that_differ_in_one_value_are_not_shared(a: dict[str, str], b: dict[str, str]) -> None:
+    x = shared_view(stored(_replica("diff-x", **a)), Pod)
+    y = shared_view(stored(_replica("diff-y", **b)), Pod)
+    assert x.spec.containers[0] is not y.spec.containers[0] and x.spec.containers[0] != y.spec.containers[0]
+    assert x.spec.tolerations is y.spec.tolerations  # the parts that are equal still are shared
+    assert thaw(x) == msgspec.json.decode(stored(_replica("diff-x", **a)), type=Pod)  # (no managedFields to drop)
+
+
+def test_scalars_that_compare_equal_are_not_confused() -> None:
+    """``True == 1 == 1.0`` in Python; a shared dict of scalars tells them apart by type."""
+    from kubelite.api.views import _shared_dict
+
+    assert _shared_dict({"a": "b"}) is _shared_dict({"a": "b"})
+    assert _shared_dict({"a": True}) is not _shared_dict({"a": 1})
+    assert type(_shared_dict({"a": 1.0})["a"]) is float and type(_shared_dict({"a": 1})["a"]) is int
+    assert _shared_dict({"a": "b", "c": "d"}) is not _shared_dict({"c": "d", "a": "b"})  # (order is kept)
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda v: setattr(v.spec.containers[0], "image", "evil"),
+    lambda v: v.spec.containers[0].env.append({}),
+    lambda v: v.metadata.labels.__setitem__("app", "evil"),
+    lambda v: setattr(v.status.conditions[0], "status", "False"),
+], ids=["container-setattr", "env-append", "labels-setitem", "condition-setattr"])
+def test_a_shared_part_refuses_mutation_and_its_other_holders_are_untouched(mutate: Callable[[Any], Any]) -> None:
+    """The isolation guarantee for a part shared across objects: mutating it through one view raises at once,
+    and the other replica's view, a copy of it, and the next view of either are all unchanged."""
+    da, db = stored(_replica("iso-a")), stored(_replica("iso-b", node="node-2"))
+    a, b = shared_view(da, Pod), shared_view(db, Pod)
+    with pytest.raises(SharedViewMutated):
+        mutate(a)
+    mine = thaw(a)
+    mine.spec.containers[0].image = "mine"
+    mine.metadata.labels["app"] = "mine"
+    verify_views(da, "pods default/iso-a")
+    verify_views(db, "pods default/iso-b")
+    assert b.spec.containers[0].image == "registry.example.com/shared-parts:1" and b.metadata.labels["app"] == "shared-parts"
+    c = shared_view(stored(_replica("iso-c")), Pod)
+    assert c.spec.containers[0] is a.spec.containers[0] and c.spec.containers[0].image != "mine"
+
+
+def test_a_write_bypassing_the_frozen_types_on_a_shared_part_is_caught_in_every_view_holding_it() -> None:
+    """verify_views (the cluster runs it over the store on exit) is the backstop for a bypassing write: on a
+    shared part it shows in every view that holds the part, not only the one it was made through."""
+    da, db = stored(_replica("bypass-a", image="registry.example.com/bypass:1")), \
+        stored(_replica("bypass-b", image="registry.example.com/bypass:1", node="node-2"))
+    a, b = shared_view(da, Pod), shared_view(db, Pod)
+    assert a.spec.containers[0] is b.spec.containers[0]
+    msgspec.Struct.__setattr__(a.spec.containers[0], "image", "evil")
+    try:
+        for data, name in ((da, "bypass-a"), (db, "bypass-b")):
+            with pytest.raises(SharedViewMutated, match=f"pods default/{name} was mutated by its reader"):
+                verify_views(data, f"pods default/{name}")
+    finally:
+        views._PARTS.clear()  # (this test broke the contract on purpose: later views must not share its part)
+
+
+def test_the_shared_parts_table_is_bounded() -> None:
+    from kubelite.memo import statistics
+
+    for i in range(40):
+        shared_view(stored(_replica(f"bound-{i}", env=f"v{i}")), Pod)
+    (stats,) = [s for s in statistics() if s.name == "api.views.shared_parts"]
+    assert stats.maxsize == 16_384 and 0 < stats.size <= stats.maxsize
 
 
 # --- in a running cluster ---

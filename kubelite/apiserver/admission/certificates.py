@@ -58,6 +58,7 @@ def _signer(obj: dict[str, Any] | None) -> str:
 class CertificateApproval:
     name = "CertificateApproval"
     operations = frozenset({"UPDATE"})  # NewHandler(...): handles() asked only for these
+    resources = frozenset({("certificates.k8s.io", "certificatesigningrequests")})  # handles() is False for any other (group, resource)
     # the per-template create memo (admission/chain.py): CSRs only: not a templated kind
     template_tables: tuple[tuple[str, str], ...] | None = None
 
@@ -76,6 +77,7 @@ class CertificateApproval:
 class CertificateSigning:
     name = "CertificateSigning"
     operations = frozenset({"UPDATE"})  # NewHandler(...): handles() asked only for these
+    resources = frozenset({("certificates.k8s.io", "certificatesigningrequests")})  # handles() is False for any other (group, resource)
     # the per-template create memo (admission/chain.py): CSRs only: not a templated kind
     template_tables: tuple[tuple[str, str], ...] | None = None
 
@@ -98,6 +100,7 @@ class CertificateSigning:
 class CertificateSubjectRestriction:
     name = "CertificateSubjectRestriction"
     operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
+    resources = frozenset({("certificates.k8s.io", "certificatesigningrequests")})  # handles() is False for any other (group, resource)
     # the per-template create memo (admission/chain.py): CSRs only: not a templated kind
     template_tables: tuple[tuple[str, str], ...] | None = None
 

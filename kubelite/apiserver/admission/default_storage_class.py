@@ -17,6 +17,7 @@ DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 class DefaultStorageClass:
     name = "DefaultStorageClass"
     operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
+    resources = frozenset({("", "persistentvolumeclaims")})  # handles() is False for any other (group, resource)
     # the per-template create memo (admission/chain.py): PersistentVolumeClaims only: not a templated kind
     template_tables: tuple[tuple[str, str], ...] | None = None
 

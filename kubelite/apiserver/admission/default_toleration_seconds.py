@@ -17,6 +17,7 @@ _KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
 class DefaultTolerationSeconds:
     name = "DefaultTolerationSeconds"
     operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
+    resources = frozenset({("", "pods")})  # handles() is False for any other (group, resource)
     # the per-template create memo (admission/chain.py): a pure function of the pod's tolerations
     template_tables: tuple[tuple[str, str], ...] | None = ()
 

@@ -76,6 +76,7 @@ def _check(kind: str, item: dict[str, Any], requests: dict[str, Quantity], limit
 class LimitRanger:
     name = "LimitRanger"
     operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
+    resources = frozenset({("", "pods")})  # handles() is False for any other (group, resource)
     # the per-template create memo (admission/chain.py): the pod's containers and the namespace's LimitRanges
     template_tables: tuple[tuple[str, str], ...] | None = (("", "limitranges"),)
 

@@ -25,6 +25,7 @@ SYSTEM_PRIORITY_CLASSES: dict[str, int] = {
 class PriorityAdmission:
     name = "Priority"
     operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
+    resources = frozenset({("", "pods")})  # handles() is False for any other (group, resource)
     # the per-template create memo (admission/chain.py): the pod's priorityClassName and the PriorityClasses
     template_tables: tuple[tuple[str, str], ...] | None = (("scheduling.k8s.io", "priorityclasses"),)
 

@@ -25,6 +25,7 @@ DEFAULT_SERVICE_ACCOUNT = "default"
 class ServiceAccountAdmission:
     name = "ServiceAccount"
     operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
+    resources = frozenset({("", "pods")})  # handles() is False for any other (group, resource)
     # the per-template create memo (admission/chain.py): the pod's serviceAccountName and the ServiceAccounts
     template_tables: tuple[tuple[str, str], ...] | None = (("", "serviceaccounts"),)
 

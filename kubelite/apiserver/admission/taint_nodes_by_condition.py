@@ -16,6 +16,7 @@ _TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
 class TaintNodesByCondition:
     name = "TaintNodesByCondition"
     operations = frozenset({"CREATE"})  # NewHandler(...): handles() asked only for these
+    resources = frozenset({("", "nodes")})  # handles() is False for any other (group, resource)
     # the per-template create memo (admission/chain.py): Nodes only: not a templated kind
     template_tables: tuple[tuple[str, str], ...] | None = None
 

@@ -45,7 +45,6 @@ from kubelite.api.labels import label_selector_matches
 from kubelite.apiserver.admission.chain import ObjectReader
 from kubelite.apiserver.admission.policy_matching import matches
 from kubelite.apiserver.request import AdmissionRequest
-from kubelite.apiserver.validation.admissionregistration import POLICY_VARIABLES
 from kubelite.errors import Status, StatusCause, StatusDetails, error_from_status
 from kubelite.logs import get_logger
 
@@ -65,6 +64,7 @@ if TYPE_CHECKING:
         to_cel,
     )
     from kubelite.apiserver.cel.authz import authorizer_value
+    from kubelite.apiserver.validation.admissionregistration import POLICY_VARIABLES
 
 
 def _load_cel() -> None:
@@ -79,10 +79,13 @@ def _load_cel() -> None:
     import kubelite.apiserver.cel as cel
     from kubelite.apiserver.cel.authz import authorizer_value
 
+    # the policy kinds' validation module (its variable names) comes with CEL, not with every apiserver
+    from kubelite.apiserver.validation.admissionregistration import POLICY_VARIABLES
+
     names = ("PER_CALL_LIMIT", "RUNTIME_BUDGET", "CompileError", "EvalError", "OutOfBudget", "Program",
              "compile_expression", "is_true", "to_cel")
     globals().update({n: getattr(cel, n) for n in names}, celtypes=celtypes, CELEvalError=CELEvalError,
-                     authorizer_value=authorizer_value)
+                     authorizer_value=authorizer_value, POLICY_VARIABLES=POLICY_VARIABLES)
 
 
 __all__ = ["ValidatingAdmissionPolicyPlugin"]

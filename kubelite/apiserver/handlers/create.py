@@ -20,8 +20,9 @@ _decode = msgspec.json.Decoder().decode
 async def create(scope: Scope, info: ResourceInfo, strategy: Strategy, req: Request) -> Response:
     """``req.body`` is decoded JSON (HTTP) or the JSON bytes of the in-process client's copy, which a
     create from a template the apiserver has seen never decodes beyond its metadata, and any other create
-    parses once (the memo key's spec text is decoded straight into the typed spec). A spec text never seen
-    before is a first sight: its create skips the memo tables keyed on encodings (``templates.first_sight``)."""
+    parses once (the memo key's spec text is decoded straight into the typed spec; any other body of a
+    built-in kind straight into its typed Struct, ``Decoder.decode_json``). A spec text never seen before
+    is a first sight: its create skips the memo tables keyed on encodings (``templates.first_sight``)."""
     opts = req.options
     warnings: list[str] = []
     store = scope.store
@@ -44,6 +45,8 @@ async def create(scope: Scope, info: ResourceInfo, strategy: Strategy, req: Requ
             first_sight = templates.first_sight(key)
             if meta is not None and type(body) is bytes:  # the spec's text (the key's) decoded once, typed
                 obj = scope.decoder.decode_parts(info, meta, strategy.template_field, key[-1])  # type: ignore[arg-type]
+        if obj is None and type(body) is bytes and (not req.version or req.version == info.version):
+            obj = scope.decoder.decode_json(info, body, opts.field_validation)  # (None: not a clean decode)
         if obj is None:
             if type(body) is bytes:
                 body = _decode(body)

@@ -8,14 +8,16 @@ prints as empty (``<none>``) in kubectl.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import msgspec
 
+from kubelite.memo import compiled
+
 __all__ = ["find", "print_value"]
 
-_TOKEN = re.compile(
+#: one step of a path (compiled with the first CRD printer column printed: ``memo.compiled``)
+_TOKEN = (
     r"""\.(?P<field>[^.\[\]]+)"""
     r"""|\[(?P<quoted>'[^']*'|"[^"]*")\]"""
     r"""|\[(?P<index>-?\d+)\]"""
@@ -31,7 +33,7 @@ def _parse(path: str) -> list[tuple[str, Any]] | None:
     steps: list[tuple[str, Any]] = []
     pos = 0
     while pos < len(path):
-        m = _TOKEN.match(path, pos)
+        m = compiled(_TOKEN).match(path, pos)
         if m is None:
             return None
         if m["field"] is not None:

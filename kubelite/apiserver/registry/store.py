@@ -35,7 +35,7 @@ from typing import Any
 import msgspec
 
 from kubelite.api.resources import ResourceInfo
-from kubelite.apiserver import heartbeat
+from kubelite.apiserver import heartbeat, ssa
 from kubelite.apiserver.admission import AdmissionChain
 from kubelite.apiserver.auth.user import UserInfo
 from kubelite.apiserver.registry.strategy import DELETE_NOW, UNCHANGED, Allocation, Strategy, UpdateStrategy
@@ -144,6 +144,24 @@ class GenericStore:
             now=self.clock.timestamp(), subresource=strategy.subresource, ignored_fields=strategy.reset_fields(),
         )
 
+    def track_created(self, strategy: Strategy, obj: dict[str, Any], manager: str) -> dict[str, Any]:
+        """:meth:`track` of a create whose ``obj`` (the private copy) carries no managedFields: the entry is
+        set on it in place (``ssa.created_managed_fields``), or :meth:`track` runs when that declines."""
+        if not self.track_managed_fields:
+            return obj
+        schema = strategy.ssa_schema()
+        if schema is None:
+            return obj
+        entries = ssa.created_managed_fields(
+            obj, manager=manager, schema=schema, api_version=obj.get("apiVersion", strategy.info.api_version),
+            now=self.clock.timestamp(), ignored_fields=strategy.reset_fields(),
+        )
+        if entries is None:
+            return self.track(strategy, None, obj, manager)
+        if entries:
+            obj["metadata"]["managedFields"] = entries
+        return obj
+
     def _retimed(
         self, strategy: UpdateStrategy, old: dict[str, Any], new: dict[str, Any], manager: str,
     ) -> dict[str, Any] | None:
@@ -192,6 +210,9 @@ class GenericStore:
             obj[strategy.template_field] = template.spec  # type: ignore[index]  # defaulted already
         req = self.admission_request("CREATE", w, "", meta.get("name", ""), obj, None)
         await self.admission.admit(req, templated=template is not None)
+        if template is not None and template.renames:  # names the skipped plugins drew, drawn again
+            template = template.for_object(self.rng)
+            obj[strategy.template_field] = template.spec  # type: ignore[index]
         if template is None and self.admission.has_mutating_hooks:  # (no hook sees a templated create)
             run(strategy.default, obj)
         meta = obj["metadata"]
@@ -227,10 +248,12 @@ class GenericStore:
                     template, obj, strategy.ssa_schema(), manager=w.manager,
                     api_version=obj.get("apiVersion", info.api_version), now=now,
                 )
-                if entries:
+                if entries is None:
+                    obj = run(self.track_created, strategy, obj, w.manager)
+                elif entries:
                     meta["managedFields"] = entries
             else:
-                obj = run(self.track, strategy, None, obj, w.manager)
+                obj = run(self.track_created, strategy, obj, w.manager)
         table = self.tables.table(info)
         allocation = strategy.allocate(obj, None)
         try:
@@ -257,7 +280,7 @@ class GenericStore:
             raise
         strategy.after_write(obj, None)
         if template_key is not None and template is None and not w.warnings:
-            self.templates.record(template_key, strategy, sent_meta, obj)
+            self.templates.record(template_key, strategy, sent_meta, obj, req.generated)
         return stored.data
 
     # --- update ---

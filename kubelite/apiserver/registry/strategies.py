@@ -7,14 +7,15 @@ hold apiserver state (allocators, the RBAC cache, the CRD set) receive it here, 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from types import ModuleType
 
 from kubelite.api.resources import ResourceInfo
 from kubelite.api.schema import Schema
 from kubelite.apiserver.auth.rbac import RBACAuthorizer
 from kubelite.apiserver.crds import CustomResources
 from kubelite.apiserver.ipallocator import ServiceIPAllocator
-from kubelite.apiserver.registry.admissionregistration import ValidatingAdmissionPolicyStrategy
 from kubelite.apiserver.registry.apiextensions import CustomResourceDefinitionStrategy, CustomResourceStrategy
 from kubelite.apiserver.registry.core import (
     CreateOnUpdateStrategy,
@@ -26,7 +27,6 @@ from kubelite.apiserver.registry.core import (
     ServiceStrategy,
 )
 from kubelite.apiserver.registry.rbac import RBAC_KINDS, RBACStrategy
-from kubelite.apiserver.registry.resource import STRATEGIES as RESOURCE_STRATEGIES
 from kubelite.apiserver.registry.strategy import StatusStrategy, Strategy
 from kubelite.apiserver.registry.workloads import DeploymentStrategy, GenerationStrategy, JobStrategy
 
@@ -34,6 +34,15 @@ __all__ = ["StrategySet"]
 
 _Factory = Callable[[ResourceInfo], Strategy]
 _RBAC_GROUP = "rbac.authorization.k8s.io"
+#: the resource.k8s.io kinds with their own strategy (``registry.resource.STRATEGIES``, checked by a test)
+RESOURCE_PLURALS = ("deviceclasses", "resourceclaims", "resourceclaimtemplates", "resourceslices")
+
+
+def _module(name: str) -> ModuleType:
+    """``kubelite.apiserver.registry.<name>``, imported with the first request for one of its kinds: the
+    ValidatingAdmissionPolicy strategy (and its CEL type checking) and the DRA strategies (and their
+    validation) are not loaded with every apiserver (issue #17, cold start)."""
+    return importlib.import_module(f"kubelite.apiserver.registry.{name}")
 
 
 class StrategySet:
@@ -56,7 +65,8 @@ class StrategySet:
             ("flowcontrol.apiserver.k8s.io", "flowschemas"): GenerationStrategy,
             ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations"): GenerationStrategy,
             ("admissionregistration.k8s.io", "validatingadmissionpolicies"):
-                lambda info: ValidatingAdmissionPolicyStrategy(info, self._schema_for),
+                lambda info: _module("admissionregistration").ValidatingAdmissionPolicyStrategy(
+                    info, self._schema_for),
             ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"): GenerationStrategy,
             ("apps", "deployments"): DeploymentStrategy,
             ("apps", "replicasets"): GenerationStrategy,
@@ -71,8 +81,8 @@ class StrategySet:
         }
         for plural in RBAC_KINDS:
             factories[(_RBAC_GROUP, plural)] = lambda info: RBACStrategy(info, rbac)
-        for plural, cls in RESOURCE_STRATEGIES.items():
-            factories[("resource.k8s.io", plural)] = cls
+        for plural in RESOURCE_PLURALS:
+            factories[("resource.k8s.io", plural)] = lambda info: _module("resource").STRATEGIES[info.plural](info)
         self._factories = factories
         self._cache: dict[tuple[str, str], tuple[ResourceInfo, Strategy, StatusStrategy]] = {}
 

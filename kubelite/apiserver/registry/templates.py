@@ -37,7 +37,8 @@ Guarantees:
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import random
+from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -50,6 +51,7 @@ from kubelite.apiserver.ssa.managed_fields import (
     encode_managed_fields,
 )
 from kubelite.memo import BoundedCache
+from kubelite.rand import random_suffix
 
 if TYPE_CHECKING:
     from kubelite.api.resources import ResourceInfo
@@ -117,6 +119,27 @@ class Template(msgspec.Struct, frozen=True, kw_only=True):
     #: per (metadata shape, manager, apiVersion): the encoded ``fieldsV1`` of a create's managedFields entry
     #: (:func:`managed_fields`); bounded by ``_MANAGED_PER_TEMPLATE``
     managed: dict[Hashable, msgspec.Raw] = msgspec.field(default_factory=dict)
+    #: names the template steps generated per object (``admission.chain.generate_name``), in draw order:
+    #: (base, the recorded name, where it stands in ``spec`` as a trie of keys and indices)
+    renames: tuple[tuple[str, str, _Trie], ...] = ()
+    #: on a per-object view (:meth:`for_object`): the recorded names and the names drawn for this object
+    names: tuple[tuple[str, str], ...] = ()
+
+    def for_object(self, rng: random.Random) -> Template:
+        """The template as one create uses it: itself, or when its steps generate names, a view with
+        fresh names drawn from ``rng`` as the steps draw them (same order, same calls: the RNG sequence is
+        the uncached path's), put wherever the recorded names stood: in the spec (copied along those paths
+        only), its recorded encoding and the managedFields the create records (:func:`managed_fields`)."""
+        if not self.renames:
+            return self
+        names = tuple((old, base + random_suffix(rng)) for base, old, _ in self.renames)
+        spec: Any = self.spec
+        for (_, _, trie), (_, new) in zip(self.renames, names, strict=True):
+            spec = _put(spec, trie, new)
+        field = next(k for k in self.encoded if k != "status")
+        encoded = dict(self.encoded)
+        encoded[field] = msgspec.Raw(_renamed(bytes(self.encoded[field]), names))
+        return msgspec.structs.replace(self, spec=spec, encoded=encoded, names=names)
 
     def spliced(self, obj: dict[str, Any], field: str) -> dict[str, Any] | None:
         """What the store encodes in place of ``obj``'s template parts: their recorded encodings, for the
@@ -246,10 +269,12 @@ class CreateTemplates:
 
     def record(
         self, key: TemplateKey, strategy: Strategy, sent_meta: dict[str, Any] | None, obj: dict[str, Any],
+        generated: Sequence[tuple[str, str]] = (),
     ) -> None:
         """After a clean create with ``key``: mark the key seen (``sent_meta`` None: it was not seen
         before), or remember the template's share of ``obj``, the create's final object, made from a body
-        whose decoded metadata was ``sent_meta`` (copied before any step ran)."""
+        whose decoded metadata was ``sent_meta`` (copied before any step ran); ``generated``: the names
+        the admission plugins drew for it (``AdmissionRequest.generated``)."""
         field = strategy.template_field
         assert field is not None
         if sent_meta is None:
@@ -276,15 +301,20 @@ class CreateTemplates:
         encoded = {field: msgspec.Raw(_encode_stored(obj[field]))}
         if status is not None:
             encoded["status"] = msgspec.Raw(_encode_stored(status))
+        sent = key[-1]
+        assert isinstance(sent, bytes)
+        renames = _renames(generated, sent, obj[field], encoded, added, fields) if generated else ()
+        if renames is None:
+            return
         self._memo.put(key, Template(
             spec=_decode(encoded[field]), status=_decode(encoded["status"]) if status is not None else None,
-            annotations=added, fields=fields, encoded=encoded,
+            annotations=added, fields=fields, encoded=encoded, renames=renames,
         ))
 
 
 def managed_fields(
     t: Template, obj: dict[str, Any], schema: Schema | None, *, manager: str, api_version: str, now: str,
-) -> list[dict[str, Any]]:
+) -> list[dict[str, Any]] | None:
     """The managedFields of a create from ``t``: what ``FieldManager.update(None, obj, ...)`` returns for
     the whole object, with the template's set shared instead of walked again. The creator owns every
     field it set; ``metadata`` is walked per object (it is the object's own), less stripmeta's fields
@@ -293,23 +323,42 @@ def managed_fields(
 
     The entry's ``fieldsV1`` depends only on the template, the metadata's shape (label and annotation
     keys, owners, finalizers), the manager and the apiVersion, so its encoding is remembered per template
-    and shape and spliced (a ``msgspec.Raw``): per create the entry costs its six keys and the time."""
+    and shape and spliced (a ``msgspec.Raw``): per create the entry costs its six keys and the time. A
+    per-object view with generated names (:meth:`Template.for_object`) puts its names into that encoding;
+    None (then ``FieldManager.update`` runs) when the object's own metadata mentions a recorded name."""
     assert t.fields is not None
     kept = {k: v for k, v in obj["metadata"].items() if k not in STRIPPED_META}
+    if t.names and _mentions(kept, t.names):
+        return None
     shape = _shape(kept)
     mkey = (shape, manager, api_version) if shape is not None else None
     raw = t.managed.get(mkey) if mkey is not None else None
     if raw is None:
         fields = _template_set(t, _metadata_set(kept, shape, schema))
-        if mkey is None:
-            return _entries(fields, manager=manager, api_version=api_version, now=now) if fields else []
-        if len(t.managed) >= _MANAGED_PER_TEMPLATE:
-            t.managed.clear()
-        raw = t.managed[mkey] = msgspec.Raw(_encode_stored(fields)) if fields else _NO_ENTRY
+        if not fields:
+            raw = _NO_ENTRY
+        elif mkey is None and not t.names:
+            return _entries(fields, manager=manager, api_version=api_version, now=now)
+        else:
+            raw = msgspec.Raw(_encode_stored(fields))
+        if mkey is not None:
+            if len(t.managed) >= _MANAGED_PER_TEMPLATE:
+                t.managed.clear()
+            t.managed[mkey] = raw
     if raw is _NO_ENTRY:
         return []
+    if t.names:  # (the remembered encodings hold the recorded names)
+        raw = msgspec.Raw(_renamed(bytes(raw), t.names))
     return [{"manager": manager or "unknown", "operation": "Update", "apiVersion": api_version, "time": now,
              "fieldsType": "FieldsV1", "fieldsV1": raw}]
+
+
+def _mentions(kept: dict[str, Any], names: tuple[tuple[str, str], ...]) -> bool:
+    try:
+        text = _encode(kept)
+    except (TypeError, ValueError, msgspec.EncodeError):
+        return True
+    return any(old.encode() in text for old, _ in names)
 
 
 _NO_ENTRY = msgspec.Raw(b"{}")  # (an empty set: no entry)
@@ -385,3 +434,78 @@ def _shape(kept: dict[str, Any]) -> tuple[Any, ...] | None:
             except (TypeError, ValueError, msgspec.EncodeError):
                 return None
     return tuple(out)
+
+
+# --- names the template steps generate per object ---------------------------------------------------
+
+_Trie = dict[Any, Any]
+_LEAF: Any = None  # (a trie's leaf: the name stands here)
+
+
+def _renames(
+    generated: Sequence[tuple[str, str]], sent: bytes, spec: dict[str, Any], encoded: dict[str, msgspec.Raw],
+    added: tuple[tuple[str, str], ...], fields: tuple[tuple[str, FieldSet], ...] | None,
+) -> tuple[tuple[str, str, _Trie], ...] | None:
+    """Where each generated name stands in the final ``spec``, or None when the template cannot replay
+    them exactly. A name can be replaced by another drawn the same way only if the steps treated it as an
+    opaque string: so every occurrence of its base in what is recorded (the spec's and status's encodings,
+    the field set, the added annotations) must be an occurrence of the name itself (no other string
+    shares the base, so no comparison, sort or length check could tell two names apart), none may be in
+    the spec as sent, none may be a key of the spec, and the names must differ from each other."""
+    texts = [bytes(raw) for raw in encoded.values()]
+    texts.append(_encode_stored(dict(fields)) if fields else b"")
+    texts.append(_encode(added) if added else b"")
+    names = [name for _, name in generated]
+    if len(set(names)) != len(names):
+        return None
+    out: list[tuple[str, str, _Trie]] = []
+    for base, name in generated:
+        b_base, b_name = base.encode(), name.encode()
+        if not base or b_base in sent or any(t.count(b_base) != t.count(b_name) for t in texts):
+            return None
+        trie: _Trie = {}
+        found = _find(spec, name, (), trie)
+        if found is None or found != bytes(encoded[next(k for k in encoded if k != "status")]).count(b'"' + b_name + b'"'):
+            return None
+        out.append((base, name, trie))
+    return tuple(out)
+
+
+def _find(node: Any, name: str, path: tuple[Any, ...], trie: _Trie) -> int | None:
+    """Add to ``trie`` every path under ``node`` whose value is the string ``name``; their count, or None
+    when ``name`` is a key somewhere."""
+    if type(node) is dict:
+        items: Any = node.items()
+        if name in node:
+            return None
+    elif type(node) is list:
+        items = enumerate(node)
+    else:
+        if node == name:
+            at = trie
+            for k in path[:-1]:
+                at = at.setdefault(k, {})
+            at[path[-1]] = _LEAF
+            return 1
+        return 0
+    n = 0
+    for k, v in items:
+        found = _find(v, name, (*path, k), trie)
+        if found is None:
+            return None
+        n += found
+    return n
+
+
+def _put(node: Any, trie: _Trie, name: str) -> Any:
+    """``node`` with ``name`` at the trie's leaves: the containers on the way copied, the rest shared."""
+    out = dict(node) if type(node) is dict else list(node)
+    for k, sub in trie.items():
+        out[k] = name if sub is _LEAF else _put(node[k], sub, name)
+    return out
+
+
+def _renamed(text: bytes, names: tuple[tuple[str, str], ...]) -> bytes:
+    for old, new in names:
+        text = text.replace(old.encode(), new.encode())
+    return text

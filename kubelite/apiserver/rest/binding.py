@@ -14,7 +14,8 @@ BindingREST and LegacyBindingREST).
   writes nothing.
 - The pod's managedFields name no scheduler (the field manager only ever sees the Binding body) and its
   ``metadata.generation`` does not move (the strategy that bumps it is not on this path), as upstream.
-- POST ``bindings`` (the legacy resource) binds the pod the Binding names; nothing else is stored.
+- POST ``bindings`` (the legacy resource) binds the pod the Binding names (admission sees a create of
+  ``bindings``, the resource its URL names); nothing else is stored.
 The response is a ``Status`` Success.
 
 Cost (issue #17; ``python bench/binding.py``): one decode of the stored pod, the mutation in place, one
@@ -52,8 +53,10 @@ class BindingREST:
         binding = self.scope.decoder.decode_subresource(sub, req.body, [])
         return await self.bind(info, req, req.name or binding["metadata"].get("name") or "", binding)
 
-    async def bind(self, pods: ResourceInfo, req: Request, name: str, binding: dict[str, Any]) -> Response:
-        """BindingREST.Create: check the Binding, admit it, then assignPod."""
+    async def bind(self, pods: ResourceInfo, req: Request, name: str, binding: dict[str, Any], *,
+                   admitted_as: tuple[str, str] = ("pods", "binding")) -> Response:
+        """BindingREST.Create: check the Binding, admit it (as a create of ``admitted_as``: resource and
+        subresource of the request's URL), then assignPod."""
         bname = binding["metadata"].get("name")
         if bname and bname != name:
             raise BadRequest.make("name in URL does not match name in Binding object")
@@ -61,8 +64,8 @@ class BindingREST:
         scope = self.scope
         admission = scope.store.admission
         areq = AdmissionRequest(
-            operation="CREATE", group=pods.group, version=pods.version, kind="Binding", resource=pods.plural,
-            subresource="binding", namespace=req.namespace, name=name, object=binding, old_object=None,
+            operation="CREATE", group=pods.group, version=pods.version, kind="Binding", resource=admitted_as[0],
+            subresource=admitted_as[1], namespace=req.namespace, name=name, object=binding, old_object=None,
             user=req.user, dry_run=req.options.dry_run,
         )
         if admission.sees(areq):
@@ -167,4 +170,5 @@ class LegacyBindingREST:
         name = binding["metadata"].get("name") or ""
         if not name:
             raise invalid("Binding", "", [FieldError.required("metadata.name", "name or generateName is required")])
-        return await self.binding.bind(pods, req, name, binding)
+        # admission sees what the URL names: a create of ``bindings`` (upstream's LegacyBindingREST is that resource)
+        return await self.binding.bind(pods, req, name, binding, admitted_as=("bindings", ""))

@@ -71,7 +71,7 @@ from kubelite.apiserver.ssa.managed_fields import (
 )
 from kubelite.errors import BadRequest, InternalError, Status
 
-__all__ = ["FieldManager", "fields_v1", "ignore_managed_fields_timestamps"]
+__all__ = ["FieldManager", "created_managed_fields", "fields_v1", "ignore_managed_fields_timestamps"]
 
 # managedfieldsupdater.go's stand-in for the current request, so that its fields can be told apart
 # from what the same manager owned before.
@@ -81,6 +81,26 @@ _CURRENT = ManagerKey("current-operation", "Update", "", "")
 def fields_v1(obj: Mapping[str, Any], schema: Schema | None) -> FieldSet:
     """The FieldsV1 set of ``obj`` (``ToFieldSet``, serialised as upstream orders it)."""
     return to_fields_v1(to_field_set(obj, schema))
+
+
+def created_managed_fields(
+    obj: Mapping[str, Any], *, manager: str, schema: Schema, api_version: str, now: str,
+    ignored_fields: FieldSet | None,
+) -> list[dict[str, Any]] | None:
+    """A create's managedFields, for an ``obj`` that carries none (the generic store's create drops what
+    was sent): what ``FieldManager.update(None, obj, ...)`` sets, the creator's one entry, with none of
+    that method's request handling (copies, sent entries, live entries), since a create has neither.
+    None when the one-walk set declines (``compare.created_fields``): then that method runs."""
+    try:
+        fields = created_fields(obj, schema, ignored_fields)
+    except TypedError:
+        return []  # UpdateNoErrors: an object SMD cannot type keeps the (no) ownership it had
+    if fields is None:
+        return None
+    if not fields:
+        return []
+    key = ManagerKey(manager or "unknown", "Update", api_version, "")
+    return encode_created(key, VersionedSet(fields, api_version, False), now)
 
 
 def ignore_managed_fields_timestamps(new: dict[str, Any], old: Mapping[str, Any]) -> bool:

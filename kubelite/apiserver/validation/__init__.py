@@ -19,22 +19,12 @@ it: :mod:`.meta`, :mod:`.pod` and :mod:`.container`, :mod:`.core`, :mod:`.servic
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import Any
 
 from kubelite.api import names
-from kubelite.apiserver.validation import (
-    admissionregistration,
-    apps,
-    batch,
-    core,
-    networking,
-    other,
-    pod,
-    replication,
-    service,
-    volumes,
-)
 from kubelite.apiserver.validation.common import as_dict
 from kubelite.apiserver.validation.meta import validate_object_meta, validate_object_meta_update
 from kubelite.errors import FieldError
@@ -43,6 +33,7 @@ __all__ = ["validate_create", "validate_status_update", "validate_update"]
 
 _Create = Callable[[Mapping[str, Any]], list[FieldError]]
 _Update = Callable[[Mapping[str, Any], Mapping[str, Any]], list[FieldError]]
+_Entry = tuple[_Create, _Update, _Update | None]
 
 _RBAC = "rbac.authorization.k8s.io"
 _NET = "networking.k8s.io"
@@ -65,74 +56,94 @@ def _meta_then(body: _Body) -> _Update:
     return update
 
 
-def _role(namespaced: bool) -> _Create:
-    return lambda obj: other.validate_role(obj, namespaced=namespaced)
+def _rbac(kind: str, namespaced: bool) -> Callable[[ModuleType], _Entry]:
+    def entry(m: ModuleType) -> _Entry:
+        create, update = (m.validate_role, m.validate_role_update) if kind == "role" else (
+            m.validate_binding, m.validate_binding_update)
+        return (lambda obj: create(obj, namespaced=namespaced),
+                lambda obj, old: update(obj, old, namespaced=namespaced), None)
+    return entry
 
 
-def _role_update(namespaced: bool) -> _Update:
-    return lambda obj, old: other.validate_role_update(obj, old, namespaced=namespaced)
-
-
-def _binding(namespaced: bool) -> _Create:
-    return lambda obj: other.validate_binding(obj, namespaced=namespaced)
-
-
-def _binding_update(namespaced: bool) -> _Update:
-    return lambda obj, old: other.validate_binding_update(obj, old, namespaced=namespaced)
-
-
-# (create, update, status update); None status means "metadata rules only".
-_KINDS: dict[tuple[str, str], tuple[_Create, _Update, _Update | None]] = {
-    ("", "Pod"): (pod.validate_pod_create, pod.validate_pod_update, pod.validate_pod_status_update),
-    ("", "Service"): (service.validate_service, service.validate_service_update, None),
-    ("", "ConfigMap"): (core.validate_config_map, core.validate_config_map_update, None),
-    ("", "Secret"): (core.validate_secret, core.validate_secret_update, None),
-    ("", "Namespace"): (core.validate_namespace, _meta_update, None),
-    ("", "Node"): (core.validate_node, core.validate_node_update, None),
-    ("", "ServiceAccount"): (core.validate_service_account, _meta_update, None),
-    ("", "Event"): (core.validate_event, _meta_then(core.event_fields), None),
-    ("", "PersistentVolume"): (volumes.validate_persistent_volume, volumes.validate_persistent_volume_update, None),
-    ("", "PersistentVolumeClaim"): (volumes.validate_pvc, volumes.validate_pvc_update, None),
-    ("apps", "Deployment"): (apps.validate_deployment, apps.validate_deployment_update,
-                             apps.validate_workload_status_update),
-    ("apps", "ReplicaSet"): (apps.validate_replica_set, apps.validate_replica_set_update,
-                             apps.validate_workload_status_update),
-    ("apps", "StatefulSet"): (apps.validate_stateful_set, apps.validate_stateful_set_update,
-                              apps.validate_workload_status_update),
-    ("apps", "DaemonSet"): (apps.validate_daemon_set, apps.validate_daemon_set_update,
-                            apps.validate_workload_status_update),
-    ("apps", "ControllerRevision"): (apps.validate_controller_revision, apps.validate_controller_revision_update, None),
-    ("batch", "Job"): (batch.validate_job, batch.validate_job_update, batch.validate_job_status_update),
-    ("batch", "CronJob"): (batch.validate_cron_job, batch.validate_cron_job_update, None),
-    ("discovery.k8s.io", "EndpointSlice"): (other.validate_endpoint_slice, other.validate_endpoint_slice_update, None),
-    ("coordination.k8s.io", "Lease"): (other.validate_lease, _meta_then(other.lease_spec), None),
-    ("policy", "PodDisruptionBudget"): (other.validate_pdb, _meta_then(other.pdb_spec), None),
-    ("scheduling.k8s.io", "PriorityClass"): (other.validate_priority_class, other.validate_priority_class_update, None),
-    ("storage.k8s.io", "StorageClass"): (other.validate_storage_class, other.validate_storage_class_update, None),
-    (_RBAC, "Role"): (_role(True), _role_update(True), None),
-    (_RBAC, "ClusterRole"): (_role(False), _role_update(False), None),
-    (_RBAC, "RoleBinding"): (_binding(True), _binding_update(True), None),
-    (_RBAC, "ClusterRoleBinding"): (_binding(False), _binding_update(False), None),
-    ("autoscaling", "HorizontalPodAutoscaler"): (other.validate_hpa, _meta_then(other.hpa_spec), None),
-    ("", "ReplicationController"): (replication.validate_replication_controller,
-                                    replication.validate_replication_controller_update,
-                                    apps.validate_workload_status_update),
-    ("", "LimitRange"): (replication.validate_limit_range, replication.validate_limit_range_update, None),
-    ("", "ResourceQuota"): (replication.validate_resource_quota, replication.validate_resource_quota_update,
-                            replication.validate_resource_quota_status_update),
-    (_NET, "Ingress"): (networking.validate_ingress, networking.validate_ingress_update, None),
-    (_NET, "IngressClass"): (networking.validate_ingress_class, networking.validate_ingress_class_update, None),
-    (_NET, "NetworkPolicy"): (networking.validate_network_policy, networking.validate_network_policy_update, None),
-    (_ADMREG, "ValidatingAdmissionPolicy"): (admissionregistration.validate_policy,
-                                             admissionregistration.validate_policy_update, None),
-    (_ADMREG, "ValidatingAdmissionPolicyBinding"): (admissionregistration.validate_policy_binding,
-                                                    admissionregistration.validate_policy_binding_update, None),
+#: (group, kind) -> (the module under ``kubelite.apiserver.validation`` holding its rules, and what makes its
+#: (create, update, status update) from that module; a None status means "metadata rules only"). A kind's
+#: module is imported with the kind's first validation, not with the apiserver (issue #17, cold start: a
+#: cluster that never writes a Deployment, Job, Ingress or ResourceQuota does not load their rules).
+_KINDS: dict[tuple[str, str], tuple[str, Callable[[ModuleType], _Entry]]] = {
+    ("", "Pod"): ("pod", lambda m: (m.validate_pod_create, m.validate_pod_update, m.validate_pod_status_update)),
+    ("", "Service"): ("service", lambda m: (m.validate_service, m.validate_service_update, None)),
+    ("", "ConfigMap"): ("core", lambda m: (m.validate_config_map, m.validate_config_map_update, None)),
+    ("", "Secret"): ("core", lambda m: (m.validate_secret, m.validate_secret_update, None)),
+    ("", "Namespace"): ("core", lambda m: (m.validate_namespace, _meta_update, None)),
+    ("", "Node"): ("core", lambda m: (m.validate_node, m.validate_node_update, None)),
+    ("", "ServiceAccount"): ("core", lambda m: (m.validate_service_account, _meta_update, None)),
+    ("", "Event"): ("core", lambda m: (m.validate_event, _meta_then(m.event_fields), None)),
+    ("", "PersistentVolume"): ("volumes", lambda m: (m.validate_persistent_volume,
+                                                     m.validate_persistent_volume_update, None)),
+    ("", "PersistentVolumeClaim"): ("volumes", lambda m: (m.validate_pvc, m.validate_pvc_update, None)),
+    ("apps", "Deployment"): ("apps", lambda m: (m.validate_deployment, m.validate_deployment_update,
+                                                m.validate_workload_status_update)),
+    ("apps", "ReplicaSet"): ("apps", lambda m: (m.validate_replica_set, m.validate_replica_set_update,
+                                                m.validate_workload_status_update)),
+    ("apps", "StatefulSet"): ("apps", lambda m: (m.validate_stateful_set, m.validate_stateful_set_update,
+                                                 m.validate_workload_status_update)),
+    ("apps", "DaemonSet"): ("apps", lambda m: (m.validate_daemon_set, m.validate_daemon_set_update,
+                                               m.validate_workload_status_update)),
+    ("apps", "ControllerRevision"): ("apps", lambda m: (m.validate_controller_revision,
+                                                        m.validate_controller_revision_update, None)),
+    ("batch", "Job"): ("batch", lambda m: (m.validate_job, m.validate_job_update, m.validate_job_status_update)),
+    ("batch", "CronJob"): ("batch", lambda m: (m.validate_cron_job, m.validate_cron_job_update, None)),
+    ("discovery.k8s.io", "EndpointSlice"): ("other", lambda m: (m.validate_endpoint_slice,
+                                                                m.validate_endpoint_slice_update, None)),
+    ("coordination.k8s.io", "Lease"): ("other", lambda m: (m.validate_lease, _meta_then(m.lease_spec), None)),
+    ("policy", "PodDisruptionBudget"): ("other", lambda m: (m.validate_pdb, _meta_then(m.pdb_spec), None)),
+    ("scheduling.k8s.io", "PriorityClass"): ("other", lambda m: (m.validate_priority_class,
+                                                                 m.validate_priority_class_update, None)),
+    ("storage.k8s.io", "StorageClass"): ("other", lambda m: (m.validate_storage_class,
+                                                             m.validate_storage_class_update, None)),
+    (_RBAC, "Role"): ("other", _rbac("role", True)),
+    (_RBAC, "ClusterRole"): ("other", _rbac("role", False)),
+    (_RBAC, "RoleBinding"): ("other", _rbac("binding", True)),
+    (_RBAC, "ClusterRoleBinding"): ("other", _rbac("binding", False)),
+    ("autoscaling", "HorizontalPodAutoscaler"): ("other", lambda m: (m.validate_hpa, _meta_then(m.hpa_spec), None)),
+    # the workload status rules are apps' (upstream's ValidateReplicationControllerStatusUpdate is the same)
+    ("", "ReplicationController"): ("replication", lambda m: (
+        m.validate_replication_controller, m.validate_replication_controller_update,
+        importlib.import_module("kubelite.apiserver.validation.apps").validate_workload_status_update)),
+    ("", "LimitRange"): ("replication", lambda m: (m.validate_limit_range, m.validate_limit_range_update, None)),
+    ("", "ResourceQuota"): ("replication", lambda m: (m.validate_resource_quota, m.validate_resource_quota_update,
+                                                      m.validate_resource_quota_status_update)),
+    (_NET, "Ingress"): ("networking", lambda m: (m.validate_ingress, m.validate_ingress_update, None)),
+    (_NET, "IngressClass"): ("networking", lambda m: (m.validate_ingress_class, m.validate_ingress_class_update,
+                                                      None)),
+    (_NET, "NetworkPolicy"): ("networking", lambda m: (m.validate_network_policy, m.validate_network_policy_update,
+                                                       None)),
+    (_ADMREG, "ValidatingAdmissionPolicy"): ("admissionregistration", lambda m: (
+        m.validate_policy, m.validate_policy_update, None)),
+    (_ADMREG, "ValidatingAdmissionPolicyBinding"): ("admissionregistration", lambda m: (
+        m.validate_policy_binding, m.validate_policy_binding_update, None)),
 }
+
+#: the resolved entries of :data:`_KINDS` (at most one per entry), filled with each kind's first validation
+_RESOLVED: dict[tuple[str, str], _Entry] = {}
+
+
+def _entry(group: str, kind: str) -> _Entry | None:
+    """The (create, update, status update) rules of a kind, importing its module the first time; None for a
+    kind without an entry (metadata rules only)."""
+    key = (group, kind)
+    entry = _RESOLVED.get(key)
+    if entry is None:
+        spec = _KINDS.get(key)
+        if spec is None:
+            return None
+        entry = _RESOLVED[key] = spec[1](importlib.import_module(f"{__name__}.{spec[0]}"))
+    return entry
 
 
 def validate_create(group: str, kind: str, obj: dict[str, Any]) -> list[FieldError]:
     """Every problem with a new object (``Validate<Kind>`` upstream)."""
-    entry = _KINDS.get((group, kind))
+    entry = _entry(group, kind)
     if entry is not None:
         return entry[0](obj)
     meta = as_dict(obj.get("metadata"))
@@ -141,7 +152,7 @@ def validate_create(group: str, kind: str, obj: dict[str, Any]) -> list[FieldErr
 
 def validate_update(group: str, kind: str, obj: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     """Every problem with replacing ``old`` by ``obj`` (``Validate<Kind>Update``), immutability included."""
-    entry = _KINDS.get((group, kind))
+    entry = _entry(group, kind)
     if entry is not None:
         return entry[1](obj, old)
     return _meta_update(obj, old)
@@ -149,7 +160,7 @@ def validate_update(group: str, kind: str, obj: dict[str, Any], old: dict[str, A
 
 def validate_status_update(group: str, kind: str, obj: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     """Every problem with a ``/status`` write (``Validate<Kind>StatusUpdate``)."""
-    entry = _KINDS.get((group, kind))
+    entry = _entry(group, kind)
     if entry is not None and entry[2] is not None:
         return entry[2](obj, old)
     return _meta_update(obj, old)

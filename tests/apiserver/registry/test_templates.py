@@ -7,8 +7,9 @@ memo served, so a memo that never hits fails instead of passing vacuously. Admis
 (LimitRanges, ServiceAccounts, PriorityClasses) changes between creates, per-object state (ResourceQuota
 usage, a terminating namespace, name clashes) is enforced on hits, and invalid requests (metadata and spec)
 must be rejected with the uncached path's Status each time. The uncached path also runs with the create
-path's other shortcuts off (a create's managedFields in one walk, the per-string canonical quantities), so
-the other three ways hold those to the plain path too. The property test does the same for pods made
+path's other shortcuts off (a create's managedFields in one walk and without the update path's request
+handling, the per-string canonical quantities, a body parsed straight into its Struct, the admission
+plugins resolved per resource), so the other three ways hold those to the plain path too. The property test does the same for pods made
 from varied realistic specs with random edits (any field replaced by any JSON value, or removed), valid or
 not.
 """
@@ -26,12 +27,28 @@ from hypothesis import strategies as st
 
 from kubelite.api import quantity_fields
 from kubelite.apiserver import ssa
+from kubelite.apiserver.admission.certificates import (
+    CertificateApproval,
+    CertificateSigning,
+    CertificateSubjectRestriction,
+)
+from kubelite.apiserver.admission.default_storage_class import DefaultStorageClass
+from kubelite.apiserver.admission.default_toleration_seconds import DefaultTolerationSeconds
+from kubelite.apiserver.admission.limit_ranger import LimitRanger
+from kubelite.apiserver.admission.priority import PriorityAdmission
+from kubelite.apiserver.admission.service_account import ServiceAccountAdmission
+from kubelite.apiserver.admission.taint_nodes_by_condition import TaintNodesByCondition
+from kubelite.apiserver.pipeline import Decoder
 from kubelite.apiserver.request import AdmissionRequest
 from kubelite.cluster import Cluster
 from kubelite.errors import ApiError
 from kubelite.memo import ENCODED_KEYS
 
 Step = Callable[[Cluster], Awaitable[Any]]
+
+_PLUGIN_CLASSES = [LimitRanger, ServiceAccountAdmission, PriorityAdmission, DefaultTolerationSeconds,
+                   DefaultStorageClass, TaintNodesByCondition, CertificateApproval, CertificateSigning,
+                   CertificateSubjectRestriction]
 
 SPECS: list[dict[str, Any]] = [
     {"containers": [{"name": "web", "image": "nginx:1.25", "ports": [{"containerPort": 80, "name": "http"}],
@@ -77,19 +94,27 @@ async def run(
     """``decoded``: the client's create bodies reach the apiserver decoded (as HTTP's do), not as JSON bytes;
     ``encoded_keys=False``: the memo tables keyed on encodings (``kubelite.memo.ENCODED_KEYS``) are never
     consulted, as on a first sight; ``shortcuts=False``: the create path's other shortcuts are off too (a
-    create's managedFields composed from the whole set, ``ssa.compare.created_fields`` unused; every
-    quantity string parsed, the per-string canonical memo unused). Returns the outcomes, the memo's hits and
-    its first sights."""
+    create's managedFields composed from the whole set, ``ssa.compare.created_fields`` unused, and so
+    ``ssa.created_managed_fields`` too; every quantity string parsed, the per-string canonical memo unused;
+    every body parsed to a dict and converted, ``Decoder.decode_json`` unused; every admission plugin asked
+    about every resource, no ``resources`` declared). Returns the outcomes, the memo's hits and its first
+    sights."""
     ENCODED_KEYS.on = encoded_keys
-    saved = ssa.created_fields, quantity_fields._canonical_str
+    saved = ssa.created_fields, quantity_fields._canonical_str, Decoder.decode_json
+    declared = {cls: cls.resources for cls in _PLUGIN_CLASSES if "resources" in vars(cls)}
     if not shortcuts:
         ssa.created_fields = lambda *a: None  # type: ignore[assignment]
         quantity_fields._canonical_str = quantity_fields._canonical_of  # type: ignore[assignment]
+        Decoder.decode_json = lambda self, *a: None  # type: ignore[method-assign]
+        for cls in declared:  # (every plugin asked about every resource)
+            del cls.resources
     try:
         return await _run(steps, memo=memo, decoded=decoded)
     finally:
         ENCODED_KEYS.on = True
-        ssa.created_fields, quantity_fields._canonical_str = saved  # type: ignore[assignment]
+        ssa.created_fields, quantity_fields._canonical_str, Decoder.decode_json = saved  # type: ignore[method-assign]
+        for cls, res in declared.items():
+            cls.resources = res
 
 
 async def _run(steps: list[Step], *, memo: bool, decoded: bool) -> tuple[list[Any], int, int]:
@@ -541,3 +566,97 @@ async def test_a_create_decodes_its_body_once_and_encodes_once() -> None:
         assert (hit.encodes, hit.decodes) == (3, 1)
         stored = [await cluster.client.get("pods", f"web-{i}") for i in range(7)]
         assert all(p["status"]["phase"] == "Pending" and p["metadata"]["managedFields"] for p in stored)
+
+
+# --- names a caching plugin generates per object (upstream's projected token volume) -------------------
+
+_TOKEN_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+
+def _projected_tokens(cl: Cluster) -> Awaitable[None]:
+    """A step: the cluster's ServiceAccount plugin also mounts upstream's projected token volume, named by
+    ``generate_name`` (``kube-api-access-<5 random chars>``, drawn from the cluster's RNG) as upstream's
+    ``mountServiceAccountToken`` does: one volume, mounted in every container that has none at the path."""
+    from kubelite.apiserver.admission.chain import generate_name
+
+    (plugin,) = [p for p in cl.apiserver.admission.mutating_plugins if isinstance(p, ServiceAccountAdmission)]
+    admit = plugin.admit
+
+    def with_token(req: AdmissionRequest) -> None:
+        admit(req)
+        assert req.object is not None
+        spec = req.object["spec"]
+        name = generate_name(req, cl.rng, "kube-api-access-")
+        spec["volumes"] = [*(spec.get("volumes") or []), {"name": name, "projected": {"defaultMode": 420, "sources": [
+            {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+            {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+            {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1",
+                                                                          "fieldPath": "metadata.namespace"}}]}}]}}]
+        for c in spec.get("containers") or ():
+            mounts = c.get("volumeMounts") or []
+            if not any(m.get("mountPath") == _TOKEN_PATH for m in mounts):
+                c["volumeMounts"] = [*mounts, {"name": name, "readOnly": True, "mountPath": _TOKEN_PATH}]
+
+    plugin.admit = with_token  # type: ignore[method-assign]
+    return _none()
+
+
+_SHARES_BASE = {"containers": [{"name": "c", "image": "nginx", "env": [{"name": "V", "value": "kube-api-access-"}]}]}
+_BAD_NAME = {"containers": [{"name": "Bad_Name", "image": "nginx"}]}
+
+
+@pytest.mark.parametrize(("steps", "hits"), [
+    pytest.param([_projected_tokens, *creates([pod(i, SPECS[i % 3]) for i in range(9)])], 3,
+                 id="token-volume-on-every-pod"),
+    pytest.param([_projected_tokens, *creates([pod(i, SPECS[1], name="", generateName="web-") for i in range(4)])], 2,
+                 id="token-volume-then-generate-name-then-uid"),
+    pytest.param([_projected_tokens, obj(DOOMED), *creates([pod(i, SPECS[0], ns="doomed") for i in range(3)]),
+                  _terminate("doomed"), *creates([pod(i, SPECS[0], ns="doomed") for i in range(3, 5)]),
+                  *creates([pod(i, SPECS[0]) for i in range(5, 8)])], 4,  # (rejected hits, which draw nothing, count)
+                 id="token-volume-rejected-before-the-draw"),
+    pytest.param([_projected_tokens, obj(limit_range(default={"cpu": "500m"})),
+                  *creates([pod(i, SPECS[0]) for i in range(4)]), *creates([pod(i, _BAD_NAME) for i in range(4, 7)])],
+                 2, id="token-volume-with-limitranger-and-an-invalid-spec"),
+    pytest.param([_projected_tokens, *creates([pod(i, _SHARES_BASE) for i in range(4)])], 0,
+                 id="a-sent-string-shares-the-base-no-template"),
+])
+async def test_generated_names_are_drawn_again_on_a_hit(steps: list[Step], hits: int) -> None:
+    """A hit draws the names the skipped plugin drew, at the same step of the RNG's sequence, and writes
+    them wherever the recorded ones stood: four ways byte for byte, every pod with its own volume name."""
+    results, served = await same_with_and_without_memo(steps)
+    assert served == hits
+    names = [msgspec.json.decode(r[1])["spec"]["volumes"][-1]["name"] for r in results[:-1]
+             if r[0] == "ok" and b'"kind":"Pod"' in r[1]]
+    assert names and all(n.startswith("kube-api-access-") and len(n) == 21 for n in names)
+    assert len(set(names)) == len(names)
+
+
+async def test_a_renamed_hit_shares_the_template_and_records_its_own_fields() -> None:
+    async with Cluster(seed=9, scheduler=False, controllers=False, network=False) as cluster:
+        await _projected_tokens(cluster)
+        templates = cluster.apiserver.generic_store.templates
+        first = [await cluster.client.create(pod(i, SPECS[1])) for i in range(2)]
+        (template,) = templates.entries()
+        recorded = first[1]["spec"]["volumes"][-1]["name"]
+        assert template.renames[0][:2] == ("kube-api-access-", recorded)
+        before = msgspec.json.encode((template.spec, template.encoded))
+        hit = await cluster.client.create(pod(2, SPECS[1]))
+        assert templates.served == 1
+        name = hit["spec"]["volumes"][-1]["name"]
+        assert name != recorded
+        assert [m["name"] for c in hit["spec"]["containers"] for m in c["volumeMounts"]
+                if m["mountPath"] == _TOKEN_PATH] == [name, name]
+        fields = msgspec.json.encode(hit["metadata"]["managedFields"])
+        assert name.encode() in fields and recorded.encode() not in fields
+        assert msgspec.json.encode((template.spec, template.encoded)) == before  # the template is untouched
+        # the stored bytes name the new volume only
+        stored = cluster.apiserver.tables.table(cluster.apiserver.tables.resource("", "pods")).objects
+        data = next(s.data for k, s in stored.items() if "web-2" in str(k))
+        assert name.encode() in data and recorded.encode() not in data
+
+
+async def test_the_uncached_way_turns_off_every_resource_declaration() -> None:
+    async with Cluster(seed=1, scheduler=False, controllers=False, network=False) as cluster:
+        chain = cluster.apiserver.admission
+        declaring = {type(p) for p in (*chain.mutating_plugins, *chain.validating_plugins) if hasattr(p, "resources")}
+    assert declaring == set(_PLUGIN_CLASSES)
