@@ -16,6 +16,12 @@
    upstream's reflectors' do (``timeoutSeconds``): the hour counts them and prices them the same way (a
    kubelet's pod watch reopened from its last resourceVersion, straight through its client).
 
+3. **Write census** (``--only census``): the hour's pod mix on ``min(--nodes, 20)`` nodes, every request
+   that is not a read counted at the apiserver's entry by (verb, resource, subresource, patch type), per
+   node-hour, each next to the cadence upstream's kubelet writes it at (a Lease PUT every 10 s, a Node status
+   patch every 5 min when nothing changed, a pod status patch per change, an Event or its count patch per
+   occurrence); a kind upstream's kubelet would not write is flagged.
+
 CPU seconds (``time.process_time``) are reported next to wall seconds: on a shared machine they vary far
 less, and the ratios to the floors are taken in CPU time.
 
@@ -31,7 +37,7 @@ median, and its ratio to the floor measured in the same run (the ratio is what t
 and loads).
 
 Run: ``python bench/kubelet.py [--nodes 1000] [--pods 30] [--no-events | --events-ab] [--runs 3]
-[--only bound|hour]``.
+[--only bound|hour|census]``.
 """
 
 from __future__ import annotations
@@ -228,22 +234,28 @@ async def leases_only(nodes: int, sim: float, events: bool) -> tuple[float, floa
         return time.process_time() - c0, time.perf_counter() - t0
 
 
+async def _hour_cluster(cluster: Cluster, nodes: int, per_node: int, events: bool) -> tuple[NodePool, EventWrites]:
+    """The hour's nodes and pods (``HOUR_IMAGES``), run for a minute to settle; the pool and its Event sink."""
+    reg = ImageRegistry()
+    for image, profile in HOUR_IMAGES.items():
+        reg.add(image, profile)
+    pool = await cluster.add_nodes(nodes, registry=reg, events=events, preload=tuple(HOUR_IMAGES),
+                                   capacity={"cpu": "64", "memory": "256Gi", "pods": "110"})
+    assert pool is not None
+    writes = EventWrites(pool)
+    for i in range(nodes * per_node):
+        await cluster.client.create(pod(i, f"node-{i % nodes}", True, hour_image(i, nodes)))
+    await cluster.advance(60)
+    return pool, writes
+
+
 async def speedup(nodes: int, per_node: int, hours: float, events: bool, floors: bool = True) -> Hour:
     """The hour; ``floors=False``: the hour alone (no leases-only hour, no pricing, no empty cluster), for
     the Events comparison."""
     sim = 3600.0 * hours
     leases_cpu, leases_wall = await leases_only(nodes, sim, events) if floors else (0.0, 0.0)
     async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
-        reg = ImageRegistry()
-        for image, profile in HOUR_IMAGES.items():
-            reg.add(image, profile)
-        pool = await cluster.add_nodes(nodes, registry=reg, events=events, preload=tuple(HOUR_IMAGES),
-                                       capacity={"cpu": "64", "memory": "256Gi", "pods": "110"})
-        assert pool is not None
-        writes = EventWrites(pool)
-        for i in range(nodes * per_node):
-            await cluster.client.create(pod(i, f"node-{i % nodes}", True, hour_image(i, nodes)))
-        await cluster.advance(60)
+        pool, writes = await _hour_cluster(cluster, nodes, per_node, events)
         patches0 = sum(k.patches for k in pool)
         renewals0 = sum(k.heartbeat.renewals for k in pool)
         reports0 = sum(k.heartbeat.reports for k in pool)
@@ -273,6 +285,38 @@ async def speedup(nodes: int, per_node: int, hours: float, events: bool, floors:
                 leases_cpu, leases_wall, rewatches, rewatch_cpu, events1 - events0, occurrences1 - occurrences0)
 
 
+#: what upstream's kubelet writes in a steady hour, by (verb, resource, subresource, patch type): its cadence
+UPSTREAM_WRITES = {
+    ("update", "leases", "", ""): "every 10 s (renewInterval): 360 per node-hour",
+    ("patch", "nodes", "status", "strategic"): "on change, else every 5 min (nodeStatusReportFrequency): 12",
+    ("patch", "pods", "status", "merge"): "per status change (status manager; kubelite's is a merge patch)",
+    ("create", "events", "", ""): "per first occurrence (EventCorrelator)",
+    ("patch", "events", "", "strategic"): "per repeat occurrence: the correlator's count patch",
+}
+
+
+async def census(nodes: int, per_node: int, hours: float) -> tuple[dict[tuple[str, str, str, str], int], int]:
+    """Every non-read request of the hour (the same pods as ``speedup``), counted at the apiserver's entry;
+    ``(counts, Event occurrences counted at the pool's sink)``."""
+    counts: dict[tuple[str, str, str, str], int] = {}
+    async with Cluster(seed=1, tune_gc=True, **BARE) as cluster:
+        _, writes = await _hour_cluster(cluster, nodes, per_node, True)
+        api = cluster.apiserver
+        handle = api.handle
+
+        async def counted(req: Any) -> Any:
+            if req.verb not in ("get", "list", "watch"):
+                key = (req.verb, req.resource, req.subresource, req.options.patch_type or "")
+                counts[key] = counts.get(key, 0) + 1
+            return await handle(req)
+
+        api.handle = counted  # type: ignore[method-assign]
+        _, occurrences0 = writes.counts()
+        await cluster.advance(3600.0 * hours)
+        api.handle = handle  # type: ignore[method-assign]
+        return counts, writes.counts()[1] - occurrences0
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--nodes", type=int, default=1000)
@@ -285,7 +329,7 @@ async def main() -> None:
     mode.add_argument("--events-ab", action="store_true",
                       help="also run each measurement with Events off, in the same process, and print their cost")
     ap.add_argument("--runs", type=int, default=1)
-    ap.add_argument("--only", choices=("bound", "hour"), default=None)
+    ap.add_argument("--only", choices=("bound", "hour", "census"), default=None)
     a = ap.parse_args()
     events = not a.no_events
     label = "Events on" if events else "Events OFF (--no-events: not the default cluster)"
@@ -317,6 +361,14 @@ async def main() -> None:
             print(f"  Events off: {med(b.cpu_rate for b in off):,.0f} per CPU-second; the Events cost "
                   f"{med((1 / b.cpu_rate - 1 / o.cpu_rate) * 1e3 for b, o in zip(runs, off, strict=True)):.3f} ms "
                   f"of CPU per pod ({med(b.occurrences / a.bound for b in runs):.1f} Event writes per pod)")
+    if a.only in (None, "census"):
+        n = min(a.nodes, 20)
+        counts, occurrences = await census(n, a.pods, a.hours)
+        print(f"write census: {n} nodes x {a.pods} probed pods, {a.hours:g} h (Events on), writes per node-hour")
+        for key, c in sorted(counts.items(), key=lambda kv: -kv[1]):
+            upstream = UPSTREAM_WRITES.get(key, "NOT A WRITE UPSTREAM'S KUBELET MAKES HERE")
+            print(f"  {c / (n * a.hours):8.1f}  {' '.join(k for k in key if k):<32} upstream: {upstream}")
+        print(f"  Event occurrences at the pool's sink: {occurrences / (n * a.hours):.1f} per node-hour")
     if a.only in (None, "hour"):
         hruns, hoff = [], []
         for _ in range(a.runs):

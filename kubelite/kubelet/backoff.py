@@ -8,7 +8,8 @@ Contract (pure, no clock of its own: every call passes the time):
   the entry went stale, i.e. more than ``2 * max_delay`` since its last update) sets the delay to
   ``initial``; every later one doubles it, capped at ``max_delay``.
 - :meth:`Backoff.in_backoff_since` says whether ``now`` is still within the current delay measured
-  from ``since`` (upstream ``IsInBackOffSince``: the kubelet passes the container's finishedAt);
+  from ``since`` (upstream ``IsInBackOffSince``: the kubelet passes the container's finishedAt, and the
+  entry's staleness is judged at ``since`` too);
   :meth:`Backoff.in_backoff_since_update` measures from the last event (``IsInBackOffSinceUpdate``:
   the image manager's pull backoff).
 - Entries are small; :meth:`gc` drops stale ones, :meth:`forget` one key (pod removed).
@@ -58,8 +59,10 @@ class Backoff:
         return e[0]
 
     def in_backoff_since(self, key: Hashable, since: float, now: float) -> bool:
+        """Upstream ``IsInBackOffSince(id, eventTime)``: staleness is judged at ``since`` (the container's
+        finishedAt), not at ``now``, so an entry does not go stale while the container waits out its delay."""
         e = self.entries.get(key)
-        if e is None or self._expired(now, e[1]):
+        if e is None or self._expired(since, e[1]):
             return False
         return now - since < e[0]
 

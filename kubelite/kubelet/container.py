@@ -95,7 +95,9 @@ class ContainerRecord:
         self.container_id = f"containerd://{rng.getrandbits(256):064x}"
         self.pid = 1000 + rng.randrange(60000)
 
-    def running(self, at: float, plan: RunPlan) -> None:
+    def running(self, at: float, plan: RunPlan, *, probe_origin: float | None = None) -> None:
+        """The run started at ``at``; ``probe_origin``: the phase of its probes' ticks (the pod's admission:
+        upstream's prober workers live as long as the pod, across restarts)."""
         self.move(Step.RUNNING)
         self.started_at = at
         self.finished_at = None
@@ -106,7 +108,7 @@ class ContainerRecord:
         self.hook_until = at + self.profile.post_start_seconds if self.profile.post_start_seconds else None
         has_startup = any(s.kind == STARTUP for s in self.probe_specs)
         self.started_flag = not has_startup
-        self.probes = {s.kind: ProbeWorker(s, at, gated=has_startup and s.kind != STARTUP, files=self.files)
+        self.probes = {s.kind: ProbeWorker(s, at, origin=probe_origin, gated=has_startup and s.kind != STARTUP, files=self.files)
                        for s in self.probe_specs}
         if READINESS not in self.probes:
             # no readiness probe: ready as soon as started (and the startup probe, if any, passed)

@@ -185,6 +185,7 @@ class Kubelet:
         if self.running:
             return
         self.running = True
+        self.runtime.started_at = self.clock.now()  # the prober manager's start (see PodWorker.probe_origin)
         self._wake = asyncio.Event()
         # registerWithAPIServer: retried with backoff (100 ms doubling to 7 s) until the API answers
         delay = 0.1

@@ -17,6 +17,7 @@ Contract:
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 from collections.abc import Callable
@@ -82,6 +83,7 @@ class NodeRuntime:
         self.lookup = lookup
         self.rng = rng
         self.event = event
+        self.started_at = 0.0  # when the kubelet (its prober manager) last started
         self.sandbox_seconds = sandbox_seconds
         self.attach_seconds = attach_seconds
         self.mount_seconds = mount_seconds
@@ -122,6 +124,7 @@ class PodWorker:
         self.restart_policy: str = spec.restart_policy or "Always"
         self.stage = Stage.SANDBOX
         self.start_time = now
+        self._probe_origin: float | None = None
         self.pod_ip: str | None = None
         self.sandbox_at: float | None = None
         self.volumes_at: float | None = None
@@ -416,11 +419,29 @@ class PodWorker:
             return base
         return base.merged({"exitAfter": b.exit_after, "exitCode": b.exit_code})
 
+    @property
+    def probe_origin(self) -> float:
+        """The phase of this pod's probe ticks (``prober/worker.go`` ``run``): its workers start their tickers
+        when the kubelet adds the pod, and keep them across container restarts. A pod added within one probe
+        period of the kubelet's start first sleeps a random portion of the period (upstream: "if kubelet
+        restarted the probes could be started in rapid succession"); that portion is taken from the pod's uid
+        (seeded, like every uid, and drawn from nothing else, so a probe shifts no other seeded value) as a
+        fraction of the shortest period among the pod's probes, whole milliseconds."""
+        origin = self._probe_origin
+        if origin is None:
+            origin = self.start_time
+            periods = [s.period for rec in self.containers for s in rec.probe_specs]
+            if periods and origin - self.rt.started_at < min(periods):
+                digest = hashlib.sha256(self.uid.encode()).digest()
+                origin += round(int.from_bytes(digest[:4], "big") / 2**32 * min(periods), 3)
+            self._probe_origin = origin
+        return origin
+
     def _start(self, rec: ContainerRecord, at: float) -> None:
         rt = self.rt
         assert rec.profile is not None
         limit = rec.memory_limit
-        rec.running(at, plan_run(rec.profile, memory_limit=limit, rng=rt.rng))
+        rec.running(at, plan_run(rec.profile, memory_limit=limit, rng=rt.rng), probe_origin=self.probe_origin)
         if rec.start_error:
             # the runtime could not exec the process: terminated StartError, exit code 128
             self.event(WARNING, "Failed", f"Error: {rec.start_error}", rec.field_path)

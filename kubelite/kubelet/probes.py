@@ -1,8 +1,17 @@
 """Startup, liveness and readiness probes of one container run, evaluated against the workload model.
 
-Follows ``pkg/kubelet/prober/worker.go`` (``doProbe``) and ``prober_manager.go``:
-- a probe runs every ``periodSeconds`` from the container's start; runs before ``initialDelaySeconds``
-  are skipped; liveness and readiness do not run until the startup probe (if any) has succeeded;
+Follows ``pkg/kubelet/prober/worker.go`` (``run``, ``doProbe``) and ``prober_manager.go``:
+- a probe ticks every ``periodSeconds`` on its worker's own phase: upstream's worker is made when the
+  kubelet adds the pod (``AddPod``) and keeps its ticker across container restarts, so the ticks fall at
+  ``origin + k * periodSeconds`` (``origin``: the pod's admission on the node), not at the container's start;
+  the tick at ``origin`` finds no running container (the worker's first ``doProbe``), and neither does a
+  tick at the container's start instant (the status manager does not have the new container running yet);
+  ticks before ``initialDelaySeconds`` after the start are skipped. So a container whose process needs a
+  few seconds to listen is not probed (and no ``Unhealthy`` event written) at the very instant it starts,
+  unless it is a readiness probe: ``UpdatePodStatus`` triggers a readiness run at once when a running
+  container has no readiness result yet (``manualTriggerCh``), which with no initial delay probes at the
+  start (and, behind a startup probe, at its success);
+- liveness and readiness do not run until the startup probe (if any) has succeeded;
 - the result flips to success after ``successThreshold`` consecutive successes and to failure after
   ``failureThreshold`` consecutive failures; initial results are failure for readiness, success for
   liveness and unknown for startup;
@@ -57,10 +66,6 @@ class ProbeSpec:
         cmd = probe.exec.command if probe.exec is not None else None
         self.exec_rule = exec_probe(cmd) if cmd else None
 
-    def first_tick(self) -> float:
-        """Seconds after start of the first probe that is not skipped for the initial delay."""
-        return math.ceil(self.initial_delay / self.period - 1e-9) * self.period
-
     def failure_message(self, pod_ip: str, ports: Mapping[str, int], hung: bool) -> str:
         """What upstream's prober reports for a refused or timed-out probe of this handler."""
         h = self.handler
@@ -109,10 +114,13 @@ class ProbeWorker:
     """One probe of one container run (upstream ``worker``). Invariant: ``next_at`` is the absolute time
     of the next run that can change anything, or None when nothing ever will (or on hold)."""
 
-    __slots__ = ("count", "files", "last_ok", "next_at", "on_hold", "result", "rule", "spec", "started_at")
+    __slots__ = ("count", "files", "last_ok", "next_at", "on_hold", "origin", "result", "rule", "spec",
+                 "started_at")
 
-    def __init__(self, spec: ProbeSpec, started_at: float, *, gated: bool,
+    def __init__(self, spec: ProbeSpec, started_at: float, *, origin: float | None = None, gated: bool,
                  files: tuple[tuple[float, str, bool], ...] = ()) -> None:
+        """``started_at``: the container run's start; ``origin``: the phase of the ticks (the pod's admission
+        on the node, where upstream's worker starts its ticker; defaults to ``started_at``)."""
         self.spec = spec
         self.files = files
         rule = spec.exec_rule
@@ -121,26 +129,46 @@ class ProbeWorker:
             rule = None
         self.rule = rule
         self.started_at = started_at
+        self.origin = started_at if origin is None else origin
         self.result: bool | None = None if spec.kind == STARTUP else spec.kind == LIVENESS
         self.last_ok: bool | None = None
         self.count = 0
         self.on_hold = False
         # A gated worker (liveness/readiness behind a startup probe) is armed by ``ungate``.
-        self.next_at: float | None = None if gated else started_at + spec.first_tick()
+        self.next_at: float | None = None if gated else self._first(started_at)
 
     def title(self) -> str:
         return _TITLE[self.spec.kind]
 
     def ungate(self, now: float) -> None:
-        """The startup probe succeeded: start running at the next tick."""
+        """The startup probe succeeded at ``now``: run from the next tick (readiness: at once, triggered)."""
         if self.next_at is None and not self.on_hold:
-            self.next_at = self._tick_at_or_after(now)
+            self.next_at = self._first(now)
+
+    def _first(self, now: float) -> float:
+        """The first run once the container is running (and started) at ``now``: readiness is triggered at
+        once when no initial delay holds it back (``UpdatePodStatus``'s manual trigger); otherwise the first
+        tick after ``now``."""
+        if self.spec.kind == READINESS and now - self.started_at >= self.spec.initial_delay:
+            return now
+        return self._tick_after(now)
+
+    def _tick_after(self, t: float) -> float:
+        """The first tick after ``t`` at which the worker probes (see the module docstring)."""
+        spec = self.spec
+        k = math.floor((t - self.origin) / spec.period + 1e-9) + 1
+        return self._tick_at_or_after(self.origin + k * spec.period)
 
     def _tick_at_or_after(self, t: float) -> float:
+        """The first tick at or after ``t`` at which the worker probes: past the container's start instant and
+        not held back by ``initialDelaySeconds`` (doProbe's ``time.Since(startedAt) < InitialDelaySeconds``)."""
         spec = self.spec
-        rel = max(t - self.started_at, spec.first_tick())
-        k = math.ceil(rel / spec.period - 1e-9)
-        return self.started_at + k * spec.period
+        t = max(t, self.started_at + spec.initial_delay)
+        k = max(1, math.ceil((t - self.origin) / spec.period - 1e-9))
+        at = self.origin + k * spec.period
+        if at - self.started_at < 1e-9:
+            at += spec.period  # the start instant itself: the container is not running in the status yet
+        return at
 
     @staticmethod
     def truth(kind: str, profile: ImageProfile, elapsed: float) -> tuple[bool, bool]:
@@ -212,5 +240,5 @@ class ProbeWorker:
             self.next_at = None  # upstream stops running a startup probe once it succeeded
         else:
             # failing (or not yet settled): every run matters, and each failure is an Unhealthy event
-            self.next_at = now + spec.period
+            self.next_at = self._tick_after(now)
         return ProbeOutcome(self.result, flipped, message)

@@ -330,8 +330,10 @@ CASES: list[Case] = [
                                                livenessProbe={"exec": {"command": ["cat", "/tmp/healthy"]},
                                                               "initialDelaySeconds": 5, "periodSeconds": 5}))], 25,
          RUNNING, no_events=("Unhealthy",)),
+    # the third failure at ~30 s (ticks on the pod's phase, none at the start instant), then the grace period
+    # (sleep ignores SIGTERM): the restart comes ~60 s after the start, as on a real node
     Case("probe-liveness-false", [pod(c(["sleep", "3600"], livenessProbe={"exec": {"command": ["false"]},
-                                                                        "periodSeconds": 10}))], 60,
+                                                                        "periodSeconds": 10}))], 90,
          Expect(phase="Running", restarts=(1, 3)), events=("Unhealthy", "Killing")),
     Case("probe-liveness-missing-file", [pod(c("touch /tmp/x; rm /tmp/x; sleep 3600",
                                                livenessProbe={"exec": {"command": ["cat", "/tmp/x"]},

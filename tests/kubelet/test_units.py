@@ -36,6 +36,19 @@ def test_backoff_doubles_to_cap_and_resets_after_twice_max() -> None:
     assert b.next("k", 2000, event_time=80 + 601) == 10
 
 
+def test_backoff_staleness_is_judged_at_the_event_time() -> None:
+    # flowcontrol.IsInBackOffSince(id, eventTime): hasExpired(eventTime, lastUpdate), not the current time; a
+    # container restarted at 600 (delay 10) that crashes again at 1200 waits its delay out until 1210, although
+    # the entry is more than 2 x 300 s old by 1201
+    b = Backoff(10, 300)
+    b.next("k", 600)
+    assert b.in_backoff_since("k", 1200, 1201)
+    assert b.in_backoff_since("k", 1200, 1209.5)
+    assert not b.in_backoff_since("k", 1200, 1210)
+    assert b.next("k", 1210, event_time=1200) == 20
+    assert not b.in_backoff_since("k", 1900, 1901)  # finished more than 2 x 300 s after the last update
+
+
 @pytest.mark.parametrize(("image", "want"), [
     ("nginx", ("docker.io/library/nginx", "latest")),
     ("nginx:1.25", ("docker.io/library/nginx", "1.25")),
@@ -110,9 +123,35 @@ def test_liveness_kills_after_failure_threshold_once_hung() -> None:
                                                Probe))
     w = ProbeWorker(spec, 0.0, gated=False)
     runs = _run(w, ImageProfile(hang_after=35), 1000)
-    assert runs[0] == (0, True, False)
+    assert runs[0] == (10, True, False)  # not at the start instant (see the phase table below)
     assert [t for t, _, _ in runs[1:]] == [40, 50, 60]
     assert runs[-1] == (60, False, True) and w.on_hold
+
+
+# prober/worker.go: a worker is made when the kubelet adds the pod and ticks every periodSeconds from then on,
+# across container restarts (``origin``: the pod's admission); its first doProbe, at ``origin``, finds no
+# container, and neither does a tick at the container's start instant; ticks within initialDelaySeconds of the
+# start are skipped; prober_manager.UpdatePodStatus triggers a readiness run at once for a running container
+# with no readiness result (manualTriggerCh), which probes unless the initial delay holds it back
+@pytest.mark.parametrize(("kind", "origin", "started", "delay", "ready_after", "want"), [
+    (LIVENESS, 0.0, 0.0, 0, 5, [10.0]),
+    (READINESS, 0.0, 0.0, 0, 5, [0.0, 10.0]),
+    (LIVENESS, 0.0, 30.0, 0, 5, [40.0]),
+    (LIVENESS, 0.0, 33.0, 0, 5, [40.0]),
+    (LIVENESS, 0.0, 33.0, 15, 5, [50.0]),
+    (READINESS, 0.0, 33.0, 15, 5, [50.0]),
+    (READINESS, 0.0, 33.0, 0, 12, [33.0, 40.0, 50.0]),
+    (LIVENESS, 0.0, 67.0, 0, 5, [70.0, 80.0]),
+], ids=["liveness-not-at-start", "readiness-triggered-at-start", "tick-at-start-instant-skipped",
+        "pod-phase-not-start-phase", "initial-delay-on-pod-phase", "readiness-delayed-no-trigger",
+        "readiness-trigger-then-pod-phase", "restart-keeps-pod-phase"])
+def test_probe_ticks_on_the_pods_phase(kind: str, origin: float, started: float, delay: int, ready_after: float,
+                                       want: list[float]) -> None:
+    spec = ProbeSpec(kind, msgspec.convert({"httpGet": {"port": 80}, "periodSeconds": 10,
+                                            "initialDelaySeconds": delay}, Probe))
+    w = ProbeWorker(spec, started, origin=origin, gated=False)
+    runs = _run(w, ImageProfile(ready_after=ready_after), 1000)
+    assert [t for t, _, _ in runs] == want
 
 
 def test_lifecycle_table_rejects_illegal_steps() -> None:
