@@ -101,9 +101,13 @@ class NodeRuntime:
 
 
 def _ref(pod: Pod, field_path: str = "") -> dict[str, str]:
+    """``ref.GetReference`` (``GetPartialReference`` with a container's fieldPath) of the pod as the kubelet
+    sees it: its resourceVersion included."""
     meta = pod.metadata
     ref = {"apiVersion": "v1", "kind": "Pod", "namespace": meta.namespace or "", "name": meta.name or "",
            "uid": meta.uid or ""}
+    if meta.resource_version:
+        ref["resourceVersion"] = meta.resource_version
     if field_path:
         ref["fieldPath"] = field_path
     return ref
