@@ -238,14 +238,7 @@ class Cache:
         the change log (PodTopologySpread's domain totals) recount nothing for a status write. Upstream's
         ``cache.UpdatePod`` removes and re-adds the pod, which leaves the same NodeInfo but for its generation.
         False, changing nothing, when ``old`` is not the cached bound (not assumed) entry."""
-        entry = self._pods.get(old.uid)
-        if entry is None or entry[0] is not old or entry[2] or new.uid != old.uid:
-            return False
-        ni = self.nodes.get(entry[1])
-        if ni is None or not ni.replace_pod(old, new):
-            return False
-        self._pods[old.uid] = (new, entry[1], False)
-        return True
+        return self._replace_in_place(old, new, assumed=False)
 
     def confirm_pod(self, old: PodInfo, new: PodInfo) -> bool:
         """The informer reports an assumed pod bound to the node it was assumed on (``new`` from ``old``'s
@@ -254,9 +247,15 @@ class Cache:
         already held the same requests, labels and terms on that node, so no totals, label index or change
         log move (upstream's ``cache.AddPod`` of an assumed pod removes and re-adds it to the same totals).
         False, changing nothing, when ``old`` is not the assumed entry or ``new`` names another node."""
+        return self._replace_in_place(old, new, assumed=True)
+
+    def _replace_in_place(self, old: PodInfo, new: PodInfo, *, assumed: bool) -> bool:
+        """``new`` takes ``old``'s place as the bound entry on the same node, when ``old`` is the cached entry
+        and is assumed exactly when ``assumed`` says (an assumed one must be confirmed on its own node)."""
         entry = self._pods.get(old.uid)
-        if (entry is None or entry[0] is not old or not entry[2] or new.uid != old.uid
-                or new.node_name != entry[1]):
+        if entry is None or entry[0] is not old or entry[2] is not assumed or new.uid != old.uid:
+            return False
+        if assumed and new.node_name != entry[1]:
             return False
         ni = self.nodes.get(entry[1])
         if ni is None or not ni.replace_pod(old, new):
